@@ -1,0 +1,427 @@
+// Package backend sends benchmark requests to a serving endpoint and turns
+// each response into a record: vLLM's payloads per backend kind, HTTP with
+// connection reuse, and SSE parsing with a timestamp per message. Failures
+// are written into the record, never returned; *http.Request never leaves
+// this package.
+package backend
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/record"
+)
+
+// Kind describes one of vLLM's backends.
+type Kind struct {
+	// Name is the --backend value.
+	Name string
+	// URLSuffix is what the API URL must end with (besides "profile").
+	URLSuffix string
+	// APIName is the name used in vLLM's URL validation error.
+	APIName string
+	// Chat reports a chat-completions payload.
+	Chat bool
+	// Pooling reports a non-generating (embeddings, pooling, rerank) backend.
+	Pooling bool
+	// Supported reports whether vbench implements the backend yet.
+	Supported bool
+}
+
+// Kinds lists vLLM's backends in registration order.
+var Kinds = []Kind{
+	{Name: "vllm", URLSuffix: "completions", APIName: "OpenAI Completions API", Supported: true},
+	{Name: "openai", URLSuffix: "completions", APIName: "OpenAI Completions API", Supported: true},
+	{Name: "openai-chat", URLSuffix: "chat/completions", APIName: "OpenAI Chat Completions API", Chat: true, Supported: true},
+	{Name: "openai-audio", URLSuffix: "transcriptions", APIName: "OpenAI Audio API"},
+	{Name: "openai-embeddings", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
+	{Name: "openai-embeddings-chat", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
+	{Name: "openai-embeddings-clip", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
+	{Name: "openai-embeddings-vlm2vec", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
+	{Name: "infinity-embeddings", URLSuffix: "embeddings", APIName: "Infinity Embeddings API", Pooling: true},
+	{Name: "infinity-embeddings-clip", URLSuffix: "embeddings", APIName: "Infinity Embeddings API", Pooling: true},
+	{Name: "vllm-pooling", URLSuffix: "pooling", APIName: "vLLM Pooling API", Pooling: true},
+	{Name: "vllm-rerank", URLSuffix: "rerank", APIName: "vLLM score API", Pooling: true},
+}
+
+// Lookup returns the backend kind with the given name.
+func Lookup(name string) (Kind, bool) {
+	for _, k := range Kinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// OpenAICompatible reports whether vLLM treats the backend as OpenAI
+// compatible (sampling flags allowed, ignore_eos forced for random data).
+func OpenAICompatible(name string) bool {
+	return name == "vllm" || name == "openai" || name == "openai-chat"
+}
+
+// Config configures a Client.
+type Config struct {
+	// Backend is the backend name (see Kinds).
+	Backend string
+	// URL is the full API URL (base URL + endpoint).
+	URL string
+	// Model is the payload's model field.
+	Model string
+	// Headers are sent on every benchmark request, after Authorization.
+	Headers map[string]string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>" (vLLM reads
+	// it from OPENAI_API_KEY).
+	APIKey string
+	// IgnoreEOS adds "ignore_eos": true to every payload.
+	IgnoreEOS bool
+	// Logprobs is the completions payload's logprobs (nil sends null).
+	Logprobs *int
+	// ExtraBody is shallow-merged into every payload last (sampling
+	// parameters and --extra-body), overriding earlier keys.
+	ExtraBody map[string]any
+	// MaxConns limits connections to the host (0 = unlimited); size it to
+	// the run's concurrency so connections are reused, not re-dialled.
+	MaxConns int
+	// Insecure skips TLS certificate verification.
+	Insecure bool
+	// CAFile is an extra PEM CA bundle.
+	CAFile string
+	// Timeout bounds one request (vLLM: 6 hours).
+	Timeout time.Duration
+}
+
+// Client sends prepared requests. It is safe for concurrent use.
+type Client struct {
+	cfg    Config
+	kind   Kind
+	http   *http.Client
+	header http.Header
+}
+
+// New validates cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	kind, ok := Lookup(cfg.Backend)
+	if !ok {
+		names := make([]string, len(Kinds))
+		for i, k := range Kinds {
+			names[i] = k.Name
+		}
+		return nil, fmt.Errorf("unknown backend %q: want one of %s", cfg.Backend, strings.Join(names, ", "))
+	}
+	if !kind.Supported {
+		return nil, fmt.Errorf("backend %q is not supported by vbench yet (supported: vllm, openai, openai-chat)", cfg.Backend)
+	}
+	if !strings.HasSuffix(cfg.URL, kind.URLSuffix) && !strings.HasSuffix(cfg.URL, "profile") {
+		return nil, fmt.Errorf("%s URL must end with one of: {'%s', 'profile'} (got %s; set the endpoint, e.g. /v1/%s)",
+			kind.APIName, kind.URLSuffix, cfg.URL, kind.URLSuffix)
+	}
+	tr, err := transport(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 6 * time.Hour
+	}
+	h := http.Header{}
+	// vLLM's chat function sets it; for completions aiohttp adds it for a JSON body.
+	h.Set("Content-Type", "application/json")
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	keys := make([]string, 0, len(cfg.Headers))
+	for k := range cfg.Headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h.Set(k, cfg.Headers[k])
+	}
+	return &Client{cfg: cfg, kind: kind, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h}, nil
+}
+
+// transport builds an HTTP/1.1 transport with connection reuse sized to the
+// run. Go's dialer sets TCP_NODELAY by default.
+func transport(cfg Config) (*http.Transport, error) {
+	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // user asked for it
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading CA file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA file %s holds no PEM certificates", cfg.CAFile)
+		}
+		tlsCfg.RootCAs = pool
+	}
+	idle := cfg.MaxConns
+	if idle <= 0 {
+		idle = 4096
+	}
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsCfg,
+		MaxConnsPerHost:     cfg.MaxConns,
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     60 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		WriteBufferSize:     64 << 10,
+		ReadBufferSize:      64 << 10,
+	}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Prepared is a request whose payload was built before the run.
+type Prepared struct {
+	body      []byte
+	id        string
+	promptLen int
+	outputLen int
+}
+
+// Prepare builds the payloads of reqs. Doing it before the clock starts
+// keeps JSON encoding off the hot path. withIDs controls whether the
+// x-request-id header is sent (warmups and ready checks send none).
+func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, error) {
+	out := make([]Prepared, len(reqs))
+	for i := range reqs {
+		b, err := c.payload(&reqs[i])
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		out[i] = Prepared{body: b, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		if withIDs {
+			out[i].id = reqs[i].ID
+		}
+	}
+	return out, nil
+}
+
+// payload builds vLLM's request body, keys in vLLM's order.
+func (c *Client) payload(r *dataset.Request) ([]byte, error) {
+	var p orderedMap
+	p.set("model", c.cfg.Model)
+	if c.kind.Chat {
+		p.set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+		p.set("max_completion_tokens", r.OutputLen)
+	} else {
+		p.set("prompt", r.Prompt)
+		p.set("repetition_penalty", 1.0)
+		p.set("max_tokens", r.OutputLen)
+		if c.cfg.Logprobs != nil {
+			p.set("logprobs", *c.cfg.Logprobs)
+		} else {
+			p.set("logprobs", nil)
+		}
+	}
+	p.set("stream", true)
+	p.set("stream_options", map[string]any{"include_usage": true})
+	if c.cfg.IgnoreEOS {
+		p.set("ignore_eos", true)
+	}
+	keys := make([]string, 0, len(c.cfg.ExtraBody))
+	for k := range c.cfg.ExtraBody {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p.set(k, c.cfg.ExtraBody[k])
+	}
+	return p.MarshalJSON()
+}
+
+// Send performs one prepared request and fills rec: Start just before the
+// request is written, a time per token-bearing SSE message, End, token
+// counts, text, and on failure Success=false with the error text. now is
+// the run's monotonic clock. Send never returns an error: failures are data.
+func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
+	rec.RequestID = p.id
+	rec.PromptLen = p.promptLen
+	rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.URL, bytes.NewReader(p.body))
+	if err != nil {
+		rec.Error = err.Error()
+		return
+	}
+	req.Header = c.header.Clone()
+	if p.id != "" {
+		req.Header.Set("x-request-id", p.id)
+	}
+	rec.Start = now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		rec.Error = requestError(err)
+		return
+	}
+	defer resp.Body.Close()
+	rec.Status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		rec.Error = statusError(resp)
+		return
+	}
+	var text strings.Builder
+	var perr error
+	err = readSSE(resp.Body, now, func(data []byte, t time.Duration) bool {
+		if bytes.Equal(data, doneMarker) {
+			return true
+		}
+		var m message
+		if err := json.Unmarshal(data, &m); err != nil {
+			perr = fmt.Errorf("invalid JSON in SSE message: %w: %.200q", err, data)
+			return false
+		}
+		if len(m.Choices) > 0 {
+			rec.Chunks = append(rec.Chunks, t)
+			rec.End = t
+			ch := m.Choices[0]
+			if c.kind.Chat {
+				if ch.Delta != nil && ch.Delta.Content != nil {
+					text.WriteString(*ch.Delta.Content)
+				}
+			} else if ch.Text != nil {
+				text.WriteString(*ch.Text)
+			}
+		}
+		// vLLM reads usage only from a chunk without choices; some servers
+		// put it in the last content chunk, so read it wherever it is.
+		if m.Usage != nil {
+			if m.Usage.CompletionTokens != nil {
+				rec.OutputTokens = *m.Usage.CompletionTokens
+			}
+			if m.Usage.PromptTokens != nil {
+				rec.PromptLen = *m.Usage.PromptTokens
+			}
+		}
+		return true
+	})
+	rec.GeneratedText = text.String()
+	switch {
+	case perr != nil:
+		rec.Error = perr.Error()
+	case err != nil:
+		rec.Error = requestError(err)
+	case len(rec.Chunks) == 0:
+		rec.Error = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
+	default:
+		rec.Success = true
+	}
+}
+
+// message is the part of a streamed completion chunk the metrics need.
+type message struct {
+	Choices []struct {
+		Text  *string `json:"text"`
+		Delta *struct {
+			Content *string `json:"content"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     *int `json:"prompt_tokens"`
+		CompletionTokens *int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// statusError is vLLM's error text for a non-200 response (the reason
+// phrase), followed by the start of the body so the cause is visible.
+func statusError(resp *http.Response) string {
+	reason := http.StatusText(resp.StatusCode)
+	if reason == "" {
+		reason = resp.Status
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if b := strings.TrimSpace(string(body)); b != "" {
+		return reason + ": " + b
+	}
+	return reason
+}
+
+// requestError is the error text of a transport failure.
+func requestError(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "request cancelled: " + err.Error()
+	}
+	return err.Error()
+}
+
+// orderedMap is a JSON object that keeps insertion order; setting an
+// existing key replaces its value in place, as a Python dict update does.
+type orderedMap struct {
+	keys []string
+	vals []any
+}
+
+func (m *orderedMap) set(k string, v any) {
+	for i, kk := range m.keys {
+		if kk == k {
+			m.vals[i] = v
+			return
+		}
+	}
+	m.keys = append(m.keys, k)
+	m.vals = append(m.vals, v)
+}
+
+// MarshalJSON encodes the object in insertion order.
+func (m *orderedMap) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range m.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := marshalTo(&b, k); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := marshalTo(&b, m.vals[i]); err != nil {
+			return nil, fmt.Errorf("encoding %q: %w", k, err)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// marshalTo appends the JSON of v to b without HTML escaping (prompts are
+// sent as written) and without the encoder's trailing newline.
+func marshalTo(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1)
+	return nil
+}
+
+// chatMessage and contentPart give chat payloads vLLM's key order.
+type chatMessage struct {
+	Role    string        `json:"role"`
+	Content []contentPart `json:"content"`
+}
+
+type contentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}

@@ -1,0 +1,162 @@
+package backend
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// minSSEBuffer is the initial read buffer. It grows (doubling) when one SSE
+// message does not fit, so 1 MB events cost a few reallocations per
+// connection, not a collapse in throughput.
+const minSSEBuffer = 32 << 10
+
+// sseReader frames a Server-Sent Events body into messages and stamps each
+// message with the time the read that completed it returned.
+//
+// A message ends at a blank line ("\n\n" or "\r\n\r\n"). Like vLLM's client,
+// a trailing partial message that starts with "data:" and is already a
+// complete JSON document (or [DONE]) is delivered as soon as it arrives
+// instead of waiting for its blank line; the blank line that follows then
+// closes an empty message, which is skipped.
+type sseReader struct {
+	buf       []byte
+	start     int // first byte of the current (incomplete) message
+	scan      int // where to resume looking for a line end
+	end       int // end of valid data in buf
+	lineStart int // start of the current line
+	early     bool
+}
+
+// readSSE reads r to EOF, calling fn with the data payload of every message
+// and the time it was received. A message's data is the value of its
+// "data:" lines (joined by "\n" when there are several); comment lines
+// (starting with ':') and other fields are skipped. fn must not retain data.
+// fn returns false to stop reading. The returned error is the read error,
+// nil at EOF.
+func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+	s := sseReader{buf: make([]byte, minSSEBuffer)}
+	var joined []byte
+	for {
+		if s.end == len(s.buf) {
+			s.makeRoom()
+		}
+		n, err := r.Read(s.buf[s.end:])
+		t := now()
+		s.end += n
+		for {
+			i := bytes.IndexByte(s.buf[s.scan:s.end], '\n')
+			if i < 0 {
+				s.scan = s.end
+				break
+			}
+			nl := s.scan + i
+			line := s.buf[s.lineStart:nl]
+			s.scan, s.lineStart = nl+1, nl+1
+			if len(bytes.TrimSuffix(line, []byte{'\r'})) != 0 {
+				continue
+			}
+			msg := s.buf[s.start : nl+1]
+			s.start = s.scan
+			if s.early {
+				s.early = false
+				continue
+			}
+			if data := messageData(msg, &joined); data != nil && !fn(data, t) {
+				return nil
+			}
+		}
+		if !s.early && s.start < s.end {
+			pending := s.buf[s.start:s.end]
+			if data := messageData(pending, &joined); data != nil && completeData(data) {
+				s.early = true
+				if !fn(data, t) {
+					return nil
+				}
+			}
+		}
+		if err == io.EOF {
+			if !s.early && s.start < s.end {
+				if data := messageData(s.buf[s.start:s.end], &joined); data != nil {
+					fn(data, t)
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// makeRoom frees the consumed prefix of the buffer, or doubles the buffer
+// when one message fills it.
+func (s *sseReader) makeRoom() {
+	if s.start > 0 {
+		n := copy(s.buf, s.buf[s.start:s.end])
+		s.scan -= s.start
+		s.lineStart -= s.start
+		s.start, s.end = 0, n
+		if s.end < len(s.buf) {
+			return
+		}
+	}
+	nb := make([]byte, 2*len(s.buf))
+	copy(nb, s.buf[:s.end])
+	s.buf = nb
+}
+
+// completeData reports whether a partial message's data is already whole:
+// [DONE] or a complete JSON document.
+func completeData(data []byte) bool {
+	d := bytes.TrimSpace(data)
+	if len(d) == 0 {
+		return false
+	}
+	if bytes.Equal(d, doneMarker) {
+		return true
+	}
+	return d[len(d)-1] == '}' && json.Valid(d)
+}
+
+var doneMarker = []byte("[DONE]")
+
+// messageData returns the data payload of one SSE message, or nil when it
+// has no data line. With a single data line it returns a subslice of msg;
+// with several it joins them into *scratch.
+func messageData(msg []byte, scratch *[]byte) []byte {
+	var data []byte
+	count := 0
+	for len(msg) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(msg, '\n'); i >= 0 {
+			line, msg = msg[:i], msg[i+1:]
+		} else {
+			line, msg = msg, nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if !bytes.HasPrefix(line, []byte("data:")) {
+			continue // comment (":..."), blank, or another field
+		}
+		v := line[len("data:"):]
+		if len(v) > 0 && v[0] == ' ' {
+			v = v[1:]
+		}
+		switch count {
+		case 0:
+			data = v
+		case 1:
+			*scratch = append(append(append((*scratch)[:0], data...), '\n'), v...)
+			data = *scratch
+		default:
+			*scratch = append(append(*scratch, '\n'), v...)
+			data = *scratch
+		}
+		count++
+	}
+	if count > 0 && data == nil {
+		data = []byte{}
+	}
+	return data
+}

@@ -1,0 +1,86 @@
+// Package record defines the per-request record that every stage of a run
+// shares: the dispatcher fills in the schedule times, the backend fills in
+// the response times and token counts, and metrics and reports fold records
+// into summaries. A record is data, never an error: a failed request is a
+// record with Success false and its error text.
+//
+// All times are durations on the monotonic clock, relative to one run start.
+package record
+
+import "time"
+
+// Record is everything vbench knows about one request.
+type Record struct {
+	// Index is the request's position in the run's request list.
+	Index int `json:"index"`
+	// RequestID is the x-request-id header value sent, or "" when none was sent.
+	RequestID string `json:"request_id,omitempty"`
+
+	// Intended is the scheduled send time (the arrival offset).
+	Intended time.Duration `json:"intended_ns"`
+	// Released is when the dispatcher released the request (vLLM's arrival
+	// time); Released-Intended is the send lag.
+	Released time.Duration `json:"released_ns"`
+	// Start is taken just before the HTTP request is written, after the
+	// concurrency limit admitted it (vLLM's start_time). Start-Released is the
+	// client queue time.
+	Start time.Duration `json:"start_ns"`
+	// Chunks holds the arrival time of every token-bearing SSE message, in
+	// order. Chunks[0]-Start is the TTFT; consecutive differences are the ITLs.
+	Chunks []time.Duration `json:"chunks_ns,omitempty"`
+	// End is the time of the last token-bearing message (vLLM's latency end),
+	// or the time the response was complete for non-streaming backends.
+	End time.Duration `json:"end_ns"`
+
+	// PromptLen is the prompt length in tokens: the server's usage count when
+	// the response carried one, else the dataset's count.
+	PromptLen int `json:"prompt_len"`
+	// OutputTokens is usage.completion_tokens when the server reported it, else 0.
+	OutputTokens int `json:"output_tokens"`
+	// GeneratedText is the concatenated generated text.
+	GeneratedText string `json:"generated_text,omitempty"`
+
+	// Success is true when at least one token-bearing message arrived.
+	Success bool `json:"success"`
+	// Error is the error text of a failed request ("" on success).
+	Error string `json:"error,omitempty"`
+	// Status is the HTTP status code, 0 if no response was received.
+	Status int `json:"status,omitempty"`
+}
+
+// TTFT is the time to first token in seconds (0 when no chunk arrived).
+func (r *Record) TTFT() float64 {
+	if len(r.Chunks) == 0 {
+		return 0
+	}
+	return (r.Chunks[0] - r.Start).Seconds()
+}
+
+// Latency is the end-to-end latency in seconds: last token-bearing message
+// minus start (0 when the request failed before any chunk).
+func (r *Record) Latency() float64 {
+	if r.End == 0 {
+		return 0
+	}
+	return (r.End - r.Start).Seconds()
+}
+
+// ITLs returns the inter-token latencies in seconds: one per token-bearing
+// message after the first, as vLLM computes them.
+func (r *Record) ITLs() []float64 {
+	if len(r.Chunks) < 2 {
+		return nil
+	}
+	out := make([]float64, len(r.Chunks)-1)
+	for i := 1; i < len(r.Chunks); i++ {
+		out[i-1] = (r.Chunks[i] - r.Chunks[i-1]).Seconds()
+	}
+	return out
+}
+
+// ClientQueueTime is Start-Released in seconds: the time the request waited
+// on the concurrency limit.
+func (r *Record) ClientQueueTime() float64 { return (r.Start - r.Released).Seconds() }
+
+// SendLag is Released-Intended: how late the dispatcher released the request.
+func (r *Record) SendLag() time.Duration { return r.Released - r.Intended }

@@ -1,0 +1,130 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+// fixedSender takes d per request and marks it successful.
+func fixedSender(d time.Duration) Sender {
+	return SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+		rec.Start = now()
+		select {
+		case <-time.After(d):
+			rec.Chunks = []time.Duration{now()}
+			rec.End = now()
+			rec.Success = true
+		case <-ctx.Done():
+			rec.Error = ctx.Err().Error()
+		}
+	})
+}
+
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+func TestRunDispatchesOnAbsoluteTimes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		offsets := []time.Duration{ms(10), ms(10), ms(25), ms(100)}
+		res := Run(context.Background(), Plan{Offsets: offsets}, fixedSender(ms(500)))
+		if len(res.Records) != len(offsets) {
+			t.Fatalf("got %d records, want %d", len(res.Records), len(offsets))
+		}
+		for i, r := range res.Records {
+			if r.Released != offsets[i] || r.SendLag() != 0 {
+				t.Errorf("request %d released at %v, want %v (dispatch must not wait on responses)", i, r.Released, offsets[i])
+			}
+			if r.Start != r.Released {
+				t.Errorf("request %d queued %v without a concurrency limit", i, r.ClientQueueTime())
+			}
+		}
+		// The last request starts at 100ms and takes 500ms.
+		if res.Duration != ms(600) {
+			t.Errorf("duration %v, want 600ms", res.Duration)
+		}
+	})
+}
+
+func TestRunMaxConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Five requests at t=0, two slots, 100ms each: starts at 0,0,100,100,200.
+		offsets := make([]time.Duration, 5)
+		var mu sync.Mutex
+		inflight, peak := 0, 0
+		sender := SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			mu.Lock()
+			inflight++
+			peak = max(peak, inflight)
+			mu.Unlock()
+			fixedSender(ms(100)).Send(ctx, i, rec, now)
+			mu.Lock()
+			inflight--
+			mu.Unlock()
+		})
+		res := Run(context.Background(), Plan{Offsets: offsets, MaxConcurrency: 2}, sender)
+		want := []time.Duration{0, 0, ms(100), ms(100), ms(200)}
+		got := make(map[time.Duration]int)
+		for _, r := range res.Records {
+			got[r.Start]++
+			if r.ClientQueueTime() != r.Start.Seconds() {
+				t.Errorf("queue time %v for start %v", r.ClientQueueTime(), r.Start)
+			}
+		}
+		for _, w := range want {
+			got[w]--
+		}
+		for k, v := range got {
+			if v != 0 {
+				t.Errorf("start time %v seen %+d times more than expected", k, v)
+			}
+		}
+		if peak != 2 {
+			t.Errorf("peak in-flight %d, want 2", peak)
+		}
+		if res.Duration != ms(300) {
+			t.Errorf("duration %v, want 300ms", res.Duration)
+		}
+	})
+}
+
+func TestRunCancelKeepsRecords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		offsets := []time.Duration{0, ms(10), ms(1000), ms(2000)}
+		time.AfterFunc(ms(50), cancel)
+		res := Run(ctx, Plan{Offsets: offsets}, fixedSender(ms(500)))
+		if !res.Interrupted {
+			t.Error("run not marked interrupted")
+		}
+		if len(res.Records) != 2 {
+			t.Fatalf("got %d records, want the 2 released before the cancel", len(res.Records))
+		}
+		for _, r := range res.Records {
+			if r.Success || r.Error == "" {
+				t.Errorf("request %d: success=%v error=%q, want a cancelled failure", r.Index, r.Success, r.Error)
+			}
+		}
+		if res.Duration != ms(50) {
+			t.Errorf("duration %v, want 50ms", res.Duration)
+		}
+	})
+}
+
+func TestRunLateDispatchDoesNotAccumulate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A sender that burns no time; offsets every 10ms. Absolute deadlines
+		// mean request 100 is released at exactly 1s.
+		offsets := make([]time.Duration, 101)
+		for i := range offsets {
+			offsets[i] = time.Duration(i) * ms(10)
+		}
+		res := Run(context.Background(), Plan{Offsets: offsets}, fixedSender(0))
+		if got := res.Records[100].Released; got != time.Second {
+			t.Errorf("request 100 released at %v, want 1s", got)
+		}
+	})
+}
