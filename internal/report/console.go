@@ -1,0 +1,211 @@
+// Package report writes what a run reports: vLLM's console result block
+// byte for byte, the result JSON in vLLM's key order and Python's JSON
+// formatting, and the result file name and file writes.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/vbench/vbench/internal/metrics"
+)
+
+// width of the result block, and of its label column.
+const (
+	blockWidth = 50
+	labelWidth = 40
+	valueWidth = 10
+)
+
+// SpecDecodeStats are the speculative-decoding statistics derived from the
+// server's /metrics counters (deltas over the run).
+type SpecDecodeStats struct {
+	// AcceptanceRate is 100 * accepted / draft tokens.
+	AcceptanceRate float64
+	// AcceptanceLength is 1 + accepted / drafts (0 without drafts).
+	AcceptanceLength float64
+	// NumDrafts, DraftTokens and AcceptedTokens are the counter deltas.
+	NumDrafts      int
+	DraftTokens    int
+	AcceptedTokens int
+	// PerPositionAcceptanceRates are accepted-at-position / drafts, by position.
+	PerPositionAcceptanceRates []float64
+}
+
+// DiffusionStats are the diffusion (dLLM) decoding statistics derived from
+// the server's /metrics counters. The integer fields are the truncated
+// values vLLM prints and saves.
+type DiffusionStats struct {
+	// CommittedThroughput is committed tokens / duration.
+	CommittedThroughput float64
+	// StepsPerCanvas is denoising steps / canvases.
+	StepsPerCanvas float64
+	// CommittedPerStep is committed tokens / denoising steps.
+	CommittedPerStep float64
+	// CommittedTokens, DenoisingSteps and CanvasPositions are the deltas,
+	// truncated to integers.
+	CommittedTokens int
+	DenoisingSteps  int
+	CanvasPositions int
+}
+
+// ConsoleInput is what the console result block shows and the settings its
+// conditional lines depend on. Whether a tokenizer was present and whether
+// goodput was configured come from the Summary (HasTokenizer,
+// RequestGoodput).
+type ConsoleInput struct {
+	// Summary is the run's summary.
+	Summary *metrics.Summary
+	// MaxConcurrency is --max-concurrency, nil when unlimited.
+	MaxConcurrency *int
+	// RequestRate is the configured rate; +Inf (also the case with ramp-up)
+	// hides the "Request rate configured" line.
+	RequestRate float64
+	// Probe, SpecDecode and Diffusion add their sections when non-nil.
+	Probe      *metrics.ProbeSummary
+	SpecDecode *SpecDecodeStats
+	Diffusion  *DiffusionStats
+}
+
+// metricDisplay holds the console names of a latency metric.
+type metricDisplay struct{ short, header string }
+
+var metricDisplays = map[string]metricDisplay{
+	metrics.TTFT:                     {"TTFT", "Time to First Token"},
+	metrics.TPOT:                     {"TPOT", "Time per Output Token (excl. 1st token)"},
+	metrics.ITL:                      {"ITL", "Inter-token Latency"},
+	metrics.E2EL:                     {"E2EL", "End-to-end Latency"},
+	metrics.ClientQueueTime:          {"Client Queue Time", "Client-side Queueing"},
+	metrics.E2ELIncludingClientQueue: {"E2EL incl. Client Queue", "Queue-inclusive End-to-end Latency"},
+}
+
+// block accumulates console lines in Python's formats.
+type block struct{ strings.Builder }
+
+// line writes "{:<40} {:<10}" of a label and an already formatted value.
+func (b *block) line(label, value string) {
+	b.WriteString(ljust(label, labelWidth))
+	b.WriteByte(' ')
+	b.WriteString(ljust(value, valueWidth))
+	b.WriteByte('\n')
+}
+
+func (b *block) int(label string, v int)    { b.line(label, strconv.Itoa(v)) }
+func (b *block) f2(label string, v float64) { b.line(label, pyFixed2(v)) }
+func (b *block) header(title string, fill byte) {
+	b.WriteString(center(title, fill, blockWidth) + "\n")
+}
+
+// WriteConsole writes vLLM's result block, from the centred
+// " Serving Benchmark Result " line to the closing line of 50 "=". Lines are
+// "{:<40} {:<10}" (integers) or "{:<40} {:<10.2f}" (floats), so they keep
+// their trailing spaces; section headers are centred in 50 columns with the
+// odd fill character on the right. Conditional lines follow vLLM: maximum
+// concurrency when set, the configured rate when finite, token lines only
+// with a tokenizer, goodput when configured, RTFx when positive, the latency
+// sections in metric order (std is not printed), then the probe,
+// diffusion or speculative-decoding sections.
+func WriteConsole(w io.Writer, in ConsoleInput) error {
+	s := in.Summary
+	var b block
+	b.header(" Serving Benchmark Result ", '=')
+	b.int("Successful requests:", s.Completed)
+	b.int("Failed requests:", s.Failed)
+	if in.MaxConcurrency != nil {
+		b.int("Maximum request concurrency:", *in.MaxConcurrency)
+	}
+	if !math.IsInf(in.RequestRate, 1) {
+		b.f2("Request rate configured (RPS):", in.RequestRate)
+	}
+	b.f2("Benchmark duration (s):", s.Duration)
+	b.int("Total input tokens:", s.TotalInput)
+	if s.HasTokenizer {
+		b.int("Total generated tokens:", s.TotalOutput)
+	}
+	b.f2("Request throughput (req/s):", s.RequestThroughput)
+	if s.RequestGoodput != nil {
+		b.f2("Request goodput (req/s):", *s.RequestGoodput)
+	}
+	if s.HasTokenizer {
+		b.f2("Output token throughput (tok/s):", s.OutputThroughput)
+		b.f2("Peak output token throughput (tok/s):", s.MaxOutputTokensPerS)
+	}
+	// vLLM formats the integer peak with .2f ("64.00").
+	b.f2("Peak concurrent requests:", float64(s.MaxConcurrentRequests))
+	if s.RTFx > 0 {
+		b.f2("RTFx (Inverse Real-Time Factor):", s.RTFx)
+	}
+	if s.HasTokenizer {
+		b.f2("Total token throughput (tok/s):", s.TotalTokenThroughput)
+	}
+	if p := in.Probe; p != nil {
+		b.header("Probe Requests", '-')
+		b.int("Probe requests completed:", p.Completed)
+		b.int("Probe requests failed:", p.Failed)
+		b.f2("Median probe E2EL (ms):", p.MedianE2ELMs)
+		b.f2("P99 probe E2EL (ms):", p.P99E2ELMs)
+		b.f2("Max probe E2EL (ms):", p.MaxE2ELMs)
+	}
+	for _, m := range s.Metrics {
+		d, ok := metricDisplays[m.Name]
+		if !ok {
+			return fmt.Errorf("unknown metric %q", m.Name)
+		}
+		b.header(d.header, '-')
+		b.f2(fmt.Sprintf("Mean %s (ms):", d.short), m.Mean)
+		b.f2(fmt.Sprintf("Median %s (ms):", d.short), m.Median)
+		for _, p := range m.Percentiles {
+			b.f2(fmt.Sprintf("P%s %s (ms):", percentileWord(p.P), d.short), p.Value)
+		}
+	}
+	if d := in.Diffusion; d != nil {
+		b.header("Diffusion Decoding", '-')
+		b.f2("Committed throughput (tok/s):", d.CommittedThroughput)
+		b.f2("Denoising steps per canvas:", d.StepsPerCanvas)
+		b.f2("Committed per denoising step:", d.CommittedPerStep)
+		b.int("Committed tokens:", d.CommittedTokens)
+		b.int("Denoising steps:", d.DenoisingSteps)
+		b.int("Canvas positions evaluated:", d.CanvasPositions)
+	}
+	if sd := in.SpecDecode; sd != nil && in.Diffusion == nil {
+		b.header("Speculative Decoding", '-')
+		b.f2("Acceptance rate (%):", sd.AcceptanceRate)
+		b.f2("Acceptance length:", sd.AcceptanceLength)
+		b.int("Drafts:", sd.NumDrafts)
+		b.int("Draft tokens:", sd.DraftTokens)
+		b.int("Accepted tokens:", sd.AcceptedTokens)
+		if len(sd.PerPositionAcceptanceRates) > 0 {
+			b.WriteString("Per-position acceptance (%):\n")
+			for i, r := range sd.PerPositionAcceptanceRates {
+				b.f2(fmt.Sprintf("  Position %d:", i), r*100)
+			}
+		}
+	}
+	b.WriteString(strings.Repeat("=", blockWidth) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// maxPrintedFailures is how many failure texts vLLM prints.
+const maxPrintedFailures = 10
+
+// WriteMetricsNotes writes the lines vLLM prints while computing the
+// metrics, just before the result block: when requests failed,
+// "Failed requests during benchmark run detected (capping to 10):" and
+// "Error <i>: <text>" for the first 10 failures. (vLLM then prints a hint
+// about its optional Python plotting packages, which does not apply to
+// vbench and is left out.)
+func WriteMetricsNotes(w io.Writer, s *metrics.Summary) error {
+	var b strings.Builder
+	if len(s.FailureErrors) > 0 {
+		b.WriteString("Failed requests during benchmark run detected (capping to 10):\n")
+		for i, e := range s.FailureErrors[:min(len(s.FailureErrors), maxPrintedFailures)] {
+			fmt.Fprintf(&b, "Error %d: %s\n", i, e)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
