@@ -388,9 +388,11 @@ type Repeat struct {
 
 // Compare runs variants of the scenario interleaved and compares them.
 type Compare struct {
-	// Variants maps a variant name to a partial scenario unified with the base.
+	// Variants maps a variant name to a partial scenario whose values
+	// replace the base's (see Scenario.Merge).
 	Variants map[string]json.RawMessage `json:"variants"`
-	// Baseline names the variant the others are compared against.
+	// Baseline names the variant the others are compared against; empty
+	// means the first variant in name order.
 	Baseline string `json:"baseline,omitempty"`
 	Gates    []Gate `json:"gates,omitempty"`
 }

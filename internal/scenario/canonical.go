@@ -1,0 +1,195 @@
+package scenario
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+)
+
+// RedactedValue replaces header values in [Scenario.Redacted].
+const RedactedValue = "<redacted>"
+
+// Canonical returns the canonical form of s: its JSON encoding with the
+// keys of every object sorted and no insignificant whitespace. Scenarios
+// that resolve to the same values have the same canonical form, whichever
+// files, formats, defaults or overrides they came from.
+//
+// The canonical form includes header values, which are secrets: print or
+// save s.Redacted().Canonical() instead. Canonical panics if s holds a
+// value JSON cannot encode (NaN, or an infinity outside a [Float] field),
+// which a loaded scenario never does.
+func (s *Scenario) Canonical() []byte {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("internal error: encode scenario: %v", err))
+	}
+	c, err := canonicalJSON(data)
+	if err != nil {
+		panic(fmt.Sprintf("internal error: canonical scenario: %v", err))
+	}
+	return c
+}
+
+// Hash returns "sha256:" and the hex SHA-256 of s's canonical form. It
+// identifies the resolved scenario: any change of value changes it. It is
+// computed over the header values but does not reveal them.
+func (s *Scenario) Hash() string {
+	sum := sha256.Sum256(s.Canonical())
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalJSON re-encodes JSON with sorted keys, numbers written as they
+// are, and no HTML escaping or whitespace.
+func canonicalJSON(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Redacted returns a deep copy of s in which every header value, including
+// those in compare variants and sweep axes, is replaced by [RedactedValue]. Use
+// it wherever a scenario is printed or saved.
+func (s *Scenario) Redacted() *Scenario {
+	c := s.clone()
+	redactHeaders(c.Target.Headers)
+	if c.Compare != nil {
+		for name, raw := range c.Compare.Variants {
+			c.Compare.Variants[name] = redactJSON(raw, func(v any) any {
+				if target, ok := field(v, "target"); ok {
+					redactAny(field(target, "headers"))
+				}
+				return v
+			})
+		}
+	}
+	if c.Sweep != nil {
+		for path, values := range c.Sweep.Axes {
+			labels, err := fieldPath(path)
+			if err != nil || len(labels) == 0 || labels[0] != "target" {
+				continue
+			}
+			for i, raw := range values {
+				values[i] = redactJSON(raw, func(v any) any {
+					switch {
+					case len(labels) == 1:
+						redactAny(field(v, "headers"))
+					case labels[1] != "headers":
+					case len(labels) == 2:
+						redactAny(v, true)
+					default:
+						return RedactedValue
+					}
+					return v
+				})
+			}
+		}
+	}
+	return c
+}
+
+func redactHeaders(h map[string]string) {
+	for k := range h {
+		h[k] = RedactedValue
+	}
+}
+
+// redactJSON decodes raw, lets f redact it, and encodes the result.
+func redactJSON(raw json.RawMessage, f func(any) any) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(f(v))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// field returns the value of key in v when v is a JSON object.
+func field(v any, key string) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	x, ok := m[key]
+	return x, ok
+}
+
+// redactAny replaces every value of the JSON object v.
+func redactAny(v any, ok bool) {
+	if m, isMap := v.(map[string]any); ok && isMap {
+		for k := range m {
+			m[k] = RedactedValue
+		}
+	}
+}
+
+// clone returns a deep copy of s.
+func (s *Scenario) clone() *Scenario {
+	return deepCopy(reflect.ValueOf(s)).Interface().(*Scenario)
+}
+
+// deepCopy copies v and everything it points to.
+func deepCopy(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Elem().Type())
+		c.Elem().Set(deepCopy(v.Elem()))
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		for i := range v.NumField() {
+			c.Field(i).Set(deepCopy(v.Field(i)))
+		}
+		return c
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			c.SetMapIndex(it.Key(), deepCopy(it.Value()))
+		}
+		return c
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return reflect.ValueOf(slices.Clone(v.Bytes())).Convert(v.Type())
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			c.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type()).Elem()
+		c.Set(deepCopy(v.Elem()))
+		return c
+	}
+	return v
+}

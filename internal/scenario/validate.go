@@ -1,0 +1,185 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue"
+)
+
+// openAICompatible are the backends that accept sampling parameters
+// (vLLM's OPENAI_COMPATIBLE_BACKENDS).
+var openAICompatible = []string{"vllm", "openai", "openai-chat"}
+
+// relativeLimit is a gate limit such as "5%" or "2.5%".
+var relativeLimit = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?%$`)
+
+// Validate checks the rules of `vllm bench serve` that span several
+// fields (its main_async validation) and the shape of the experiment
+// fields; the schema checks each field on its own. LoadFiles calls it; call it
+// again after changing a Scenario in Go. A broken rule is an [*Error] with
+// one problem per rule, naming the field and what is allowed.
+//
+// Some of vLLM's rules are structural here and enforced by the schema: a
+// random, random_mm, random_rerank or prefix_repetition dataset has no
+// path field, and self_timed exists only under timed_trace.
+func (s *Scenario) Validate() error {
+	var problems []Problem
+	add := func(msg string, labels ...string) { problems = append(problems, newProblem(msg, labels...)) }
+
+	if kinds := s.Dataset.kinds(); len(kinds) != 1 {
+		add(fmt.Sprintf("exactly one dataset kind must be set, got %d (%s)", len(kinds), strings.Join(kinds, ", ")), "dataset")
+	}
+	backend := s.Target.Backend
+
+	l := s.Load
+	if l.MaxConcurrency != nil && *l.MaxConcurrency <= 0 {
+		add(fmt.Sprintf("invalid value %d (want > 0, or leave it out for no limit)", *l.MaxConcurrency), "load", "max_concurrency")
+	}
+	if r := l.RampUp; r != nil {
+		if !l.RequestRate.IsInf() {
+			add(fmt.Sprintf(`load.ramp_up needs load.request_rate "inf" (the ramp sets the rate), got %v`, float64(l.RequestRate)), "load", "ramp_up")
+		}
+		if r.Strategy != "linear" && r.Strategy != "exponential" {
+			add(fmt.Sprintf("invalid value %q (want linear or exponential)", r.Strategy), "load", "ramp_up", "strategy")
+		}
+		if r.StartRPS < 0 || r.EndRPS < 0 {
+			add(fmt.Sprintf("start_rps %v and end_rps %v must both be >= 0", r.StartRPS, r.EndRPS), "load", "ramp_up")
+		}
+		if r.StartRPS > r.EndRPS {
+			add(fmt.Sprintf("start_rps %v exceeds end_rps %v (want start_rps <= end_rps)", r.StartRPS, r.EndRPS), "load", "ramp_up")
+		}
+		if r.Strategy == "exponential" && r.StartRPS == 0 {
+			add("an exponential ramp-up cannot start at 0 (want start_rps > 0)", "load", "ramp_up", "start_rps")
+		}
+	}
+
+	if s.Dataset.TimedTrace != nil && backend != "vllm" && backend != "openai" {
+		add(fmt.Sprintf("dataset timed_trace needs backend vllm or openai, got %q", backend), "target", "backend")
+	}
+	if set := s.Sampling.parameters(); len(set) > 0 && !slices.Contains(openAICompatible, backend) {
+		add(fmt.Sprintf("sampling.%s needs backend vllm, openai or openai-chat, got %q", strings.Join(set, ", sampling."), backend), "sampling", set[0])
+	}
+
+	for _, k := range slices.Sorted(maps.Keys(s.Metrics.Goodput)) {
+		switch v := s.Metrics.Goodput[k]; {
+		case k != "ttft" && k != "tpot" && k != "e2el":
+			add(fmt.Sprintf("unknown goodput metric %q (want ttft, tpot or e2el)", k), "metrics", "goodput", k)
+		case !(v >= 0) || math.IsInf(v, 0):
+			add(fmt.Sprintf("invalid value %v (want a number of milliseconds >= 0)", v), "metrics", "goodput", k)
+		}
+	}
+	if n := len(s.Output.TimelineITLThresholds); n != 2 {
+		add(fmt.Sprintf("want exactly two thresholds in milliseconds, got %d", n), "output", "timeline_itl_thresholds")
+	}
+
+	problems = append(problems, s.validateExperiments()...)
+	if len(problems) > 0 {
+		return newError(nil, problems...)
+	}
+	return nil
+}
+
+// validateExperiments checks sweep, repeat and compare.
+func (s *Scenario) validateExperiments() []Problem {
+	var problems []Problem
+	add := func(msg string, labels ...string) { problems = append(problems, newProblem(msg, labels...)) }
+	if sw := s.Sweep; sw != nil {
+		if len(sw.Axes) == 0 {
+			add("want at least one axis", "sweep", "axes")
+		}
+		if sw.Mode != "grid" && sw.Mode != "zip" {
+			add(fmt.Sprintf("invalid value %q (want grid or zip)", sw.Mode), "sweep", "mode")
+		}
+		lengths := map[int]bool{}
+		for _, path := range slices.Sorted(maps.Keys(sw.Axes)) {
+			lengths[len(sw.Axes[path])] = true
+			labels, err := fieldPath(path)
+			switch {
+			case err != nil:
+				add(err.Error(), "sweep", "axes", path)
+			case slices.Contains([]string{"schema", "sweep", "repeat", "compare"}, labels[0]):
+				add(fmt.Sprintf("a sweep cannot vary %s", labels[0]), "sweep", "axes", path)
+			case len(sw.Axes[path]) == 0:
+				add("want at least one value", "sweep", "axes", path)
+			}
+		}
+		if sw.Mode == "zip" && len(lengths) > 1 {
+			add("zip mode needs every axis to have the same number of values", "sweep", "axes")
+		}
+	}
+	if r := s.Repeat; r != nil && r.Count < 1 {
+		add(fmt.Sprintf("invalid value %d (want >= 1)", r.Count), "repeat", "count")
+	}
+	if c := s.Compare; c != nil {
+		if len(c.Variants) < 2 {
+			add(fmt.Sprintf("want at least two variants, got %d", len(c.Variants)), "compare", "variants")
+		}
+		if c.Baseline != "" && c.Variants[c.Baseline] == nil {
+			add(fmt.Sprintf("%q is not a variant (want one of %s)", c.Baseline, strings.Join(slices.Sorted(maps.Keys(c.Variants)), ", ")), "compare", "baseline")
+		}
+		for i, g := range c.Gates {
+			at := []cue.Selector{cue.Str("compare"), cue.Str("gates"), cue.Index(i)}
+			addAt := func(msg string) {
+				problems = append(problems, Problem{Path: formatPath(at), Msg: msg, elems: at})
+			}
+			switch {
+			case g.Metric == "":
+				addAt("a gate needs a metric")
+			case g.MaxIncrease == "" && g.MaxDecrease == "":
+				addAt(fmt.Sprintf("gate on %s needs max_increase or max_decrease", g.Metric))
+			}
+			for _, lim := range []string{g.MaxIncrease, g.MaxDecrease} {
+				if lim != "" && !relativeLimit.MatchString(lim) {
+					addAt(fmt.Sprintf("invalid limit %q (want a percentage such as \"5%%\")", lim))
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// kinds returns the JSON names of the dataset kinds that are set.
+func (d Dataset) kinds() []string {
+	var kinds []string
+	for name, set := range map[string]bool{
+		"random": d.Random != nil, "random_mm": d.RandomMM != nil, "random_rerank": d.RandomRerank != nil,
+		"sharegpt": d.ShareGPT != nil, "sonnet": d.Sonnet != nil, "burstgpt": d.BurstGPT != nil,
+		"custom": d.Custom != nil, "custom_image": d.CustomImage != nil, "custom_audio": d.CustomAudio != nil,
+		"prefix_repetition": d.PrefixRepetition != nil, "hf": d.HF != nil, "spec_bench": d.SpecBench != nil,
+		"speed_bench": d.SpeedBench != nil, "timed_trace": d.TimedTrace != nil,
+	} {
+		if set {
+			kinds = append(kinds, name)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// parameters returns the names of the sampling parameters that are set
+// and that vLLM allows only with OpenAI-compatible backends.
+func (s Sampling) parameters() []string {
+	var set []string
+	for _, p := range []struct {
+		name string
+		set  bool
+	}{
+		{"temperature", s.Temperature != nil},
+		{"top_p", s.TopP != nil},
+		{"top_k", s.TopK != nil},
+		{"min_p", s.MinP != nil},
+		{"frequency_penalty", s.FrequencyPenalty != nil},
+		{"presence_penalty", s.PresencePenalty != nil},
+		{"repetition_penalty", s.RepetitionPenalty != nil},
+	} {
+		if p.set {
+			set = append(set, p.name)
+		}
+	}
+	return set
+}
