@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DefaultAddr is the listen address of `vbench sim` when --addr is not given
+// (vLLM's default port).
+const DefaultAddr = "127.0.0.1:8000"
+
+// Config describes a simulated server. Every duration is a time.Duration, so
+// command-line flags map onto it with flag.DurationVar / time.ParseDuration.
+type Config struct {
+	// TTFT is the base time to first token, measured from request arrival.
+	TTFT time.Duration
+	// ITL is the inter-token latency: the schedule spacing of consecutive
+	// tokens.
+	ITL time.Duration
+	// Jitter is the standard deviation of the deterministic, normally
+	// distributed per-token jitter (0 = none). It never makes a token due
+	// earlier than the previous one; see [Schedule].
+	Jitter time.Duration
+	// PrefillPerToken is added to the TTFT once per prompt token.
+	PrefillPerToken time.Duration
+	// DefaultOutputLen is the maximum number of generated tokens when a
+	// request sets neither max_tokens nor max_completion_tokens.
+	DefaultOutputLen int
+	// Model is the served model name: the only id /v1/models lists (also its
+	// root), and the only "model" a request may name.
+	Model string
+	// MaxModelLen is the context length: prompt tokens plus generated tokens
+	// may not exceed it.
+	MaxModelLen int
+	// Seed seeds the jitter, the natural-EOS lengths and the generated text.
+	Seed int64
+	// Tokenizer counts prompt tokens and renders generated text; nil selects
+	// the built-in [WordTokenizer].
+	Tokenizer Tokenizer
+	// FailEvery injects faults: every FailEvery-th generation request
+	// (1-based arrival count over /v1/completions and /v1/chat/completions)
+	// is answered with HTTP 500. 0 never fails.
+	FailEvery int
+	// PlainTimers makes every stream sleep on its own Go timer instead of
+	// the process-wide precise waker. Set it when serving inside a
+	// testing/synctest bubble, whose fake clock the waker's OS sleeps do not
+	// follow (and whose channels it must not touch); otherwise leave it
+	// false, since an idle Go runtime fires timers up to 1ms late.
+	PlainTimers bool
+}
+
+// DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
+// ITL 10ms, no jitter or prefill cost, 128 output tokens by default, model
+// "vbench-sim" with a 131072-token context, seed 0, the built-in tokenizer and
+// no injected failures.
+func DefaultConfig() Config {
+	return Config{
+		TTFT:             50 * time.Millisecond,
+		ITL:              10 * time.Millisecond,
+		DefaultOutputLen: 128,
+		Model:            "vbench-sim",
+		MaxModelLen:      131072,
+	}
+}
+
+// validate reports every invalid field of c.
+func (c Config) validate() error {
+	var errs []error
+	nonNegative := func(name string, d time.Duration) {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", name, d))
+		}
+	}
+	nonNegative("ttft", c.TTFT)
+	nonNegative("itl", c.ITL)
+	nonNegative("jitter", c.Jitter)
+	nonNegative("prefill per token", c.PrefillPerToken)
+	if c.DefaultOutputLen < 1 {
+		errs = append(errs, fmt.Errorf("default output length must be at least 1, got %d", c.DefaultOutputLen))
+	}
+	if c.Model == "" {
+		errs = append(errs, errors.New("model name must not be empty"))
+	}
+	if c.MaxModelLen < 2 {
+		errs = append(errs, fmt.Errorf("max model length must be at least 2, got %d", c.MaxModelLen))
+	}
+	if c.FailEvery < 0 {
+		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("invalid simulator config: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,650 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// genRequest holds the fields of a completions or chat request the simulator
+// honours.
+type genRequest struct {
+	Model               string          `json:"model"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Messages            json.RawMessage `json:"messages"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	MinTokens           *int            `json:"min_tokens"`
+	IgnoreEOS           bool            `json:"ignore_eos"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// choice is the plan and progress of one generated sequence (one per prompt
+// of a batched completions request).
+type choice struct {
+	index  int
+	prompt int    // prompt tokens
+	n      int    // tokens to generate
+	reason int    // finishStop or finishLength
+	key    uint64 // request key: seeds timing, length and text
+	sched  scheduler
+	k      int           // tokens rendered so far
+	due    time.Duration // due offset of token k
+	last   time.Time     // when the previous token was written
+	done   bool          // the last token was written
+}
+
+// token returns the k-th generated token of c; a natural stop ends with the
+// EOS token, which has no text.
+func (s *Server) token(c *choice, k int) *outToken {
+	if c.reason == finishStop && k == c.n-1 {
+		return &eosToken
+	}
+	return &s.pool[hash3(s.cfg.Seed, saltToken, c.key, uint64(k))%uint64(len(s.pool))]
+}
+
+var eosToken outToken
+
+// serveGenerate answers POST /v1/completions (chat=false) and
+// POST /v1/chat/completions (chat=true).
+func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
+	t0 := time.Now()
+	m := s.metrics
+	seq := s.seq.Add(1)
+	m.requests.Add(1)
+	reqID := r.Header.Get("X-Request-Id")
+	fail := func(e *apiError) {
+		m.failed.Add(1)
+		writeError(w, e)
+	}
+	// Read the whole body first: reaching EOF lets net/http watch the
+	// connection, so a client that goes away cancels r.Context().
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		fail(badRequest("read request body: %v", err))
+		return
+	}
+	if n := s.cfg.FailEvery; n > 0 && seq%uint64(n) == 0 {
+		m.injected.Add(1)
+		fail(&apiError{http.StatusInternalServerError, "InternalServerError",
+			fmt.Sprintf("simulated failure: request %d (fail-every %d)", seq, n)})
+		return
+	}
+	var req genRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		fail(badRequest("invalid JSON request body: %v", err))
+		return
+	}
+	prompts, e := s.parsePrompts(&req, chat)
+	if e != nil {
+		fail(e)
+		return
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		fail(badRequest("Stream options can only be defined when `stream=True`."))
+		return
+	}
+	if e := s.checkModel(req.Model); e != nil {
+		fail(e)
+		return
+	}
+	choices := make([]choice, len(prompts))
+	for i, ids := range prompts {
+		if e := s.plan(&choices[i], i, ids, &req, chat); e != nil {
+			fail(e)
+			return
+		}
+	}
+
+	prefix, object := "cmpl-", "text_completion"
+	if chat {
+		prefix, object = "chatcmpl-", "chat.completion"
+	}
+	if reqID == "" {
+		reqID = fmt.Sprintf("%016x%016x", hash3(s.cfg.Seed, saltRequest, seq, 0), hash3(s.cfg.Seed, saltRequest, seq, 1))
+	}
+	g := &generation{
+		s: s, w: w, ctx: r.Context(), t0: t0, chat: chat,
+		choices: choices,
+		id:      prefix + reqID,
+		created: t0.Unix(),
+	}
+	m.running.Add(1)
+	defer m.running.Add(-1)
+	if req.Stream {
+		if chat {
+			object = "chat.completion.chunk"
+		}
+		g.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+		g.stream(object)
+		return
+	}
+	g.respond(object)
+}
+
+// parsePrompts returns the token ids of each prompt of a request: one for
+// chat, one or more for completions.
+func (s *Server) parsePrompts(req *genRequest, chat bool) ([][]int, *apiError) {
+	if chat {
+		text, e := chatText(req.Messages)
+		if e != nil {
+			return nil, e
+		}
+		return [][]int{s.tok.Encode(text)}, nil
+	}
+	p := strings.TrimSpace(string(req.Prompt))
+	bad := badRequest("prompt must be a string, a list of strings, a list of token ids or a list of token-id lists")
+	switch {
+	case p == "" || p == "null" || p == `""`:
+		return nil, badRequest("Either prompt or prompt_embeds must be provided and non-empty.")
+	case p[0] == '"':
+		var text string
+		if err := json.Unmarshal(req.Prompt, &text); err != nil {
+			return nil, bad
+		}
+		return [][]int{s.tok.Encode(text)}, nil
+	case p[0] != '[':
+		return nil, bad
+	}
+	inner := strings.TrimSpace(p[1:])
+	switch {
+	case inner == "" || inner[0] == ']':
+		return nil, badRequest("Either prompt or prompt_embeds must be provided and non-empty.")
+	case inner[0] == '"':
+		var texts []string
+		if err := json.Unmarshal(req.Prompt, &texts); err != nil {
+			return nil, bad
+		}
+		out := make([][]int, len(texts))
+		for i, t := range texts {
+			out[i] = s.tok.Encode(t)
+		}
+		return out, nil
+	case inner[0] == '[':
+		var lists [][]int
+		if err := json.Unmarshal(req.Prompt, &lists); err != nil {
+			return nil, bad
+		}
+		for _, ids := range lists {
+			if e := checkTokenIDs(ids); e != nil {
+				return nil, e
+			}
+		}
+		return lists, nil
+	default:
+		var ids []int
+		if err := json.Unmarshal(req.Prompt, &ids); err != nil {
+			return nil, bad
+		}
+		if e := checkTokenIDs(ids); e != nil {
+			return nil, e
+		}
+		return [][]int{ids}, nil
+	}
+}
+
+// checkTokenIDs rejects negative token ids.
+func checkTokenIDs(ids []int) *apiError {
+	for _, id := range ids {
+		if id < 0 {
+			return badRequest("token ids must be non-negative, got %d", id)
+		}
+	}
+	return nil
+}
+
+// chatText returns the prompt text of chat messages: the text of every
+// message (string content, or its content parts of type "text"), joined by
+// newlines. Other content parts (images, audio) add nothing.
+func chatText(raw json.RawMessage) (string, *apiError) {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil || len(msgs) == 0 {
+		return "", badRequest("messages must be a non-empty list of {role, content} objects")
+	}
+	var b strings.Builder
+	for i, msg := range msgs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		c := strings.TrimSpace(string(msg.Content))
+		switch {
+		case c == "" || c == "null":
+		case c[0] == '"':
+			var text string
+			if err := json.Unmarshal(msg.Content, &text); err != nil {
+				return "", badRequest("messages[%d].content: %v", i, err)
+			}
+			b.WriteString(text)
+		case c[0] == '[':
+			var parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(msg.Content, &parts); err != nil {
+				return "", badRequest("messages[%d].content: %v", i, err)
+			}
+			for j, part := range parts {
+				if part.Type != "text" {
+					continue
+				}
+				if j > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(part.Text)
+			}
+		default:
+			return "", badRequest("messages[%d].content must be a string or a list of content parts", i)
+		}
+	}
+	return b.String(), nil
+}
+
+// promptKey is the request key of a prompt: FNV-1a over its token ids (as
+// little-endian 64-bit words), mixed with the choice index.
+func promptKey(ids []int, index int) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, id := range ids {
+		v := uint64(id)
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+		_, _ = h.Write(b[:])
+	}
+	return mix64(h.Sum64() + uint64(index))
+}
+
+// plan fixes the length, finish reason and schedule of one choice, applying
+// vLLM's length rules.
+func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, chat bool) *apiError {
+	p, limit := len(ids), s.cfg.MaxModelLen
+	requested, name := req.MaxTokens, "max_tokens"
+	if chat && req.MaxCompletionTokens != nil {
+		requested, name = req.MaxCompletionTokens, "max_completion_tokens"
+	}
+	if p >= limit {
+		return badRequest("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", limit, p)
+	}
+	maxTokens := min(s.cfg.DefaultOutputLen, limit-p)
+	if requested != nil {
+		maxTokens = *requested
+		if maxTokens < 1 {
+			return badRequest("%s must be at least 1, got %d.", name, maxTokens)
+		}
+		if p+maxTokens > limit {
+			return badRequest("'%s' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d).",
+				name, maxTokens, limit, p, maxTokens, limit, p)
+		}
+	}
+	minTokens := 0
+	if req.MinTokens != nil {
+		minTokens = *req.MinTokens
+	}
+	if minTokens < 0 {
+		return badRequest("min_tokens must be greater than or equal to 0, got %d.", minTokens)
+	}
+	if minTokens > maxTokens {
+		return badRequest("min_tokens must be less than or equal to max_tokens=%d, got %d.", maxTokens, minTokens)
+	}
+	*c = choice{index: index, prompt: p, key: promptKey(ids, index)}
+	c.n, c.reason = maxTokens, finishLength
+	if !req.IgnoreEOS {
+		if n, stop := NaturalLength(s.cfg.Seed, c.key, minTokens, maxTokens); stop {
+			c.n, c.reason = n, finishStop
+		}
+	}
+	c.sched = newScheduler(s.cfg, p, c.key)
+	c.due = c.sched.next()
+	return nil
+}
+
+// generation is one request being answered.
+type generation struct {
+	s            *Server
+	w            http.ResponseWriter
+	ctx          context.Context
+	t0           time.Time
+	chat         bool
+	includeUsage bool
+	choices      []choice
+	id           string
+	created      int64
+	head         []byte // `{"id":…,"object":…,"created":…,"model":…,"choices":[`
+	buf          []byte
+	pending      [maxCoalesce]pendingEvent
+	waiter       *waiter     // for the waker, made on first use
+	timer        *time.Timer // for plain Go timer sleeps, made on first use
+}
+
+// maxCoalesce bounds how many already-due events a late writer sends in one
+// write.
+const maxCoalesce = 16
+
+// pendingEvent is an event rendered into the write buffer, not yet flushed.
+type pendingEvent struct {
+	c   *choice
+	k   int
+	due time.Time
+}
+
+// Fixed fragments of the SSE chunks.
+const (
+	sseData          = "data: "
+	sseEnd           = "}]}\n\n"
+	sseDone          = "data: [DONE]\n\n"
+	chatRoleDelta    = `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null`
+	chatContentStart = `,"delta":{"content":"`
+	chatContentEnd   = `"},"logprobs":null,"finish_reason":`
+	textStart        = `,"text":"`
+	textEnd          = `","logprobs":null,"finish_reason":`
+	finishNone       = `null`
+	stopReasonNull   = `,"stop_reason":null`
+)
+
+var finishJSON = [numFinish]string{`"stop"`, `"length"`, `"abort"`}
+
+// appendToken appends the SSE event of token k of choice c.
+func (g *generation) appendToken(b []byte, c *choice, k int) []byte {
+	b = append(b, sseData...)
+	b = append(b, g.head...)
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(c.index), 10)
+	if g.chat {
+		b = append(b, chatContentStart...)
+	} else {
+		b = append(b, textStart...)
+	}
+	b = append(b, g.s.token(c, k).esc...)
+	if g.chat {
+		b = append(b, chatContentEnd...)
+	} else {
+		b = append(b, textEnd...)
+	}
+	switch {
+	case k == c.n-1:
+		b = append(b, finishJSON[c.reason]...)
+		b = append(b, stopReasonNull...)
+	case g.chat:
+		b = append(b, finishNone...)
+	default:
+		b = append(b, finishNone...)
+		b = append(b, stopReasonNull...)
+	}
+	return append(b, sseEnd...)
+}
+
+// appendUsage appends the usage event: the same head with no choices.
+func (g *generation) appendUsage(b []byte) []byte {
+	var prompt, completion int
+	for i := range g.choices {
+		prompt += g.choices[i].prompt
+		completion += g.choices[i].n
+	}
+	b = append(b, sseData...)
+	b = append(b, g.head...)
+	b = append(b, `],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	return append(b, "}}\n\n"...)
+}
+
+// stream answers with Server-Sent Events, writing each token at its absolute
+// due time t0+d_k.
+func (g *generation) stream(object string) {
+	s, m := g.s, g.s.metrics
+	g.head = fmt.Appendf(nil, `{"id":%s,"object":"%s","created":%d,"model":%s,"choices":[`,
+		appendJSONString(nil, g.id), object, g.created, s.modelJSON)
+	g.buf = make([]byte, 0, 1024)
+	rc := http.NewResponseController(g.w)
+	g.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	g.w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		g.abort()
+		return
+	}
+	remaining := 0
+	for i := range g.choices {
+		remaining += g.choices[i].n
+	}
+	for first := true; remaining > 0; first = false {
+		c := g.earliest()
+		due := g.t0.Add(c.due)
+		if !g.sleepUntil(due) {
+			g.abort()
+			return
+		}
+		ready := time.Now()
+		b := g.buf[:0]
+		if first && g.chat {
+			b = append(b, sseData...)
+			b = append(b, g.head...)
+			b = append(b, chatRoleDelta...)
+			b = append(b, sseEnd...)
+		}
+		// Write the event that is due, and with it every later event that
+		// is already due too (only when the writer runs late).
+		n := 0
+		for {
+			g.pending[n] = pendingEvent{c, c.k, due}
+			n++
+			b = g.appendToken(b, c, c.k)
+			c.k++
+			if c.k < c.n {
+				c.due = c.sched.next()
+			}
+			if remaining--; remaining == 0 {
+				if g.includeUsage {
+					b = g.appendUsage(b)
+				}
+				b = append(b, sseDone...)
+				break
+			}
+			if n == len(g.pending) {
+				break
+			}
+			c = g.earliest()
+			if due = g.t0.Add(c.due); due.After(ready) {
+				break
+			}
+		}
+		g.buf = b
+		if _, err := g.w.Write(b); err != nil {
+			g.abort()
+			return
+		}
+		if rc.Flush() != nil {
+			g.abort()
+			return
+		}
+		now := time.Now()
+		for _, p := range g.pending[:n] {
+			m.lateness.record(now.Sub(p.due))
+			m.genTokens.Add(1)
+			if p.k == 0 {
+				m.promptTokens.Add(uint64(p.c.prompt))
+				m.ttft.observe(now.Sub(g.t0))
+			} else {
+				m.itl.observe(now.Sub(p.c.last))
+			}
+			p.c.last = now
+			if p.k == p.c.n-1 {
+				p.c.done = true
+				m.finished[p.c.reason].Add(1)
+				m.e2e.observe(now.Sub(g.t0))
+			}
+		}
+	}
+}
+
+// earliest returns the unfinished choice whose next token is due first (the
+// lowest index on ties).
+func (g *generation) earliest() *choice {
+	var best *choice
+	for i := range g.choices {
+		if c := &g.choices[i]; c.k < c.n && (best == nil || c.due < best.due) {
+			best = c
+		}
+	}
+	return best
+}
+
+// abort counts the unfinished choices of a request whose client went away.
+func (g *generation) abort() {
+	for i := range g.choices {
+		if !g.choices[i].done {
+			g.s.metrics.finished[finishAbort].Add(1)
+		}
+	}
+}
+
+// sleepUntil waits for the absolute time due; it returns false if ctx ends
+// first. It uses the process-wide waker (see wakerWindow) unless
+// Config.PlainTimers is set or the waker is saturated.
+func (g *generation) sleepUntil(due time.Time) bool {
+	d := time.Until(due)
+	switch {
+	case d <= 0:
+		return g.ctx.Err() == nil
+	case g.s.cfg.PlainTimers || theWaker.busy():
+		if g.timer == nil {
+			g.timer = time.NewTimer(d)
+		} else {
+			g.timer.Reset(d)
+		}
+		select {
+		case <-g.timer.C:
+			return true
+		case <-g.ctx.Done():
+			g.timer.Stop()
+			return false
+		}
+	}
+	if g.waiter == nil {
+		g.waiter = newWaiter()
+	}
+	theWaker.add(g.waiter, due)
+	select {
+	case <-g.waiter.ch:
+		return true
+	case <-g.ctx.Done():
+		return false
+	}
+}
+
+// JSON shapes of non-streaming responses.
+type (
+	usageJSON struct {
+		PromptTokens        int       `json:"prompt_tokens"`
+		TotalTokens         int       `json:"total_tokens"`
+		CompletionTokens    int       `json:"completion_tokens"`
+		PromptTokensDetails *struct{} `json:"prompt_tokens_details"`
+	}
+	completionChoiceJSON struct {
+		Index          int       `json:"index"`
+		Text           string    `json:"text"`
+		Logprobs       *struct{} `json:"logprobs"`
+		FinishReason   string    `json:"finish_reason"`
+		StopReason     *struct{} `json:"stop_reason"`
+		PromptLogprobs *struct{} `json:"prompt_logprobs"`
+	}
+	chatChoiceJSON struct {
+		Index   int `json:"index"`
+		Message struct {
+			Role      string     `json:"role"`
+			Content   string     `json:"content"`
+			ToolCalls []struct{} `json:"tool_calls"`
+		} `json:"message"`
+		Logprobs     *struct{} `json:"logprobs"`
+		FinishReason string    `json:"finish_reason"`
+		StopReason   *struct{} `json:"stop_reason"`
+	}
+	responseJSON struct {
+		ID                string    `json:"id"`
+		Object            string    `json:"object"`
+		Created           int64     `json:"created"`
+		Model             string    `json:"model"`
+		Choices           any       `json:"choices"`
+		ServiceTier       *string   `json:"service_tier"`
+		SystemFingerprint *string   `json:"system_fingerprint"`
+		Usage             usageJSON `json:"usage"`
+	}
+)
+
+// respond answers with one JSON object once the last token of every choice is
+// due.
+func (g *generation) respond(object string) {
+	s, m := g.s, g.s.metrics
+	var final time.Duration
+	for i := range g.choices {
+		c := &g.choices[i]
+		sc, last := c.sched, c.due // a copy: the metrics replay the schedule below
+		for k := 1; k < c.n; k++ {
+			last = sc.next()
+		}
+		final = max(final, last)
+	}
+	due := g.t0.Add(final)
+	if !g.sleepUntil(due) {
+		g.abort()
+		return
+	}
+	resp := responseJSON{ID: g.id, Object: object, Created: g.created, Model: s.cfg.Model}
+	var completionChoices []completionChoiceJSON
+	var chatChoices []chatChoiceJSON
+	for i := range g.choices {
+		c := &g.choices[i]
+		var text strings.Builder
+		for k := range c.n {
+			text.WriteString(s.token(c, k).text)
+		}
+		reason := finishNames[c.reason]
+		if g.chat {
+			cc := chatChoiceJSON{Index: c.index, FinishReason: reason}
+			cc.Message.Role, cc.Message.Content, cc.Message.ToolCalls = "assistant", text.String(), []struct{}{}
+			chatChoices = append(chatChoices, cc)
+		} else {
+			completionChoices = append(completionChoices, completionChoiceJSON{Index: c.index, Text: text.String(), FinishReason: reason})
+		}
+		resp.Usage.PromptTokens += c.prompt
+		resp.Usage.CompletionTokens += c.n
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	resp.Choices = completionChoices
+	if g.chat {
+		resp.Choices = chatChoices
+	}
+	writeJSON(g.w, http.StatusOK, resp)
+	now := time.Now()
+	m.lateness.record(now.Sub(due))
+	for i := range g.choices {
+		c := &g.choices[i]
+		c.k, c.done = c.n, true
+		// The tokens were generated on schedule, only not sent: the engine
+		// metrics use the scheduled times.
+		m.ttft.observe(c.due)
+		for prev, k := c.due, 1; k < c.n; k++ {
+			d := c.sched.next()
+			m.itl.observe(d - prev)
+			prev = d
+		}
+		m.promptTokens.Add(uint64(c.prompt))
+		m.genTokens.Add(uint64(c.n))
+		m.finished[c.reason].Add(1)
+		m.e2e.observe(now.Sub(g.t0))
+	}
+}

@@ -1,0 +1,291 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxBodyBytes bounds a request body (a 128k-token prompt is well below it).
+const maxBodyBytes = 64 << 20
+
+// Server is a simulated OpenAI-compatible LLM server. Create it with [New]
+// (then serve [Server.Handler] yourself) or with [Start].
+type Server struct {
+	cfg       Config
+	tok       Tokenizer
+	builtin   bool       // tok is the built-in WordTokenizer
+	pool      []outToken // the tokens the simulator generates
+	modelJSON []byte     // the model name as a JSON string
+	started   time.Time
+	metrics   *metrics
+	seq       atomic.Uint64 // generation request arrivals, 1-based
+	handler   http.Handler
+
+	// active counts running handlers so that Close can wait for them.
+	mu     sync.Mutex
+	idle   *sync.Cond
+	active int
+
+	// Set by Start.
+	srv       *http.Server
+	url       string
+	served    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// outToken is one token the simulator can generate.
+type outToken struct {
+	text string // its text
+	esc  []byte // its text JSON-escaped, without quotes
+}
+
+// poolSampleWords is how many built-in words are encoded with a custom
+// tokenizer to find the token ids the simulator generates.
+const poolSampleWords = 512
+
+// New validates cfg and returns a server that is not yet listening.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		tok:       cfg.Tokenizer,
+		modelJSON: appendJSONString(nil, cfg.Model),
+		started:   time.Now(),
+		metrics:   newMetrics(),
+	}
+	s.idle = sync.NewCond(&s.mu)
+	if s.tok == nil {
+		s.tok, s.builtin = WordTokenizer{}, true
+		s.pool = make([]outToken, WordVocabSize)
+		for id := range s.pool {
+			s.pool[id] = newOutToken(" " + wordText(id))
+		}
+	} else {
+		ids := make([]int, poolSampleWords)
+		for i := range ids {
+			ids[i] = i * (WordVocabSize / poolSampleWords)
+		}
+		seen := map[int]bool{}
+		for _, id := range s.tok.Encode(WordTokenizer{}.Decode(ids)) {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if text := s.tok.Decode([]int{id}); text != "" {
+				s.pool = append(s.pool, newOutToken(text))
+			}
+		}
+		if len(s.pool) == 0 {
+			return nil, errors.New("invalid simulator config: the tokenizer decodes no token of its sample text to non-empty text")
+		}
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+func newOutToken(text string) outToken {
+	q := appendJSONString(nil, text)
+	return outToken{text: text, esc: q[1 : len(q)-1]}
+}
+
+// appendJSONString appends s as a JSON string, escaping like Python's
+// json/pydantic (no HTML escaping; non-ASCII kept as UTF-8).
+func appendJSONString(dst []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, false) })
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, true) })
+	mux.HandleFunc("POST /tokenize", s.serveTokenize)
+	mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("X-Request-Id"); id != "" {
+			w.Header().Set("X-Request-Id", id)
+		}
+		s.mu.Lock()
+		s.active++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.active--
+			if s.active == 0 {
+				s.idle.Broadcast()
+			}
+			s.mu.Unlock()
+		}()
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// Start creates a server with [New], listens on addr ("127.0.0.1:0" picks a
+// free port; "" means [DefaultAddr]) and serves in the background until
+// [Server.Close].
+func Start(cfg Config, addr string) (*Server, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("start simulator: %w", err)
+	}
+	s.url = "http://" + dialAddr(ln.Addr())
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second}
+	s.served = make(chan struct{})
+	go func() {
+		defer close(s.served)
+		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
+	}()
+	return s, nil
+}
+
+// dialAddr returns a host:port a client can dial for a listener address,
+// replacing an unspecified host (0.0.0.0, ::) by 127.0.0.1.
+func dialAddr(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		if t.IP == nil || t.IP.IsUnspecified() {
+			return net.JoinHostPort("127.0.0.1", strconv.Itoa(t.Port))
+		}
+		return net.JoinHostPort(t.IP.String(), strconv.Itoa(t.Port))
+	}
+	return a.String()
+}
+
+// URL returns the base URL of a server made by [Start], such as
+// "http://127.0.0.1:8000", or "" for a server made by [New].
+func (s *Server) URL() string { return s.url }
+
+// Close stops a server made by [Start]: it closes the listener and every
+// connection, which cancels the running streams, and waits until their
+// handlers have returned. It does nothing for a server made by [New].
+func (s *Server) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	s.closeOnce.Do(func() {
+		if err := s.srv.Close(); err != nil {
+			s.closeErr = fmt.Errorf("close simulator: %w", err)
+		}
+		<-s.served
+		s.mu.Lock()
+		for s.active > 0 {
+			s.idle.Wait()
+		}
+		s.mu.Unlock()
+	})
+	return s.closeErr
+}
+
+// apiError is an error answered in vLLM's error JSON.
+type apiError struct {
+	status  int
+	typ     string
+	message string
+}
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{http.StatusBadRequest, "BadRequestError", fmt.Sprintf(format, args...)}
+}
+
+// writeError answers e as {"object":"error","message":...,"type":...,"param":null,"code":N}.
+func writeError(w http.ResponseWriter, e *apiError) {
+	writeJSON(w, e.status, struct {
+		Object  string  `json:"object"`
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    int     `json:"code"`
+	}{"error", e.message, e.typ, nil, e.status})
+}
+
+// writeJSON answers v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, "encode response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// checkModel returns the 404 vLLM answers for a model it does not serve; an
+// empty name selects the served model.
+func (s *Server) checkModel(name string) *apiError {
+	if name == "" || name == s.cfg.Model {
+		return nil
+	}
+	return &apiError{http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", name)}
+}
+
+// serveModels answers GET /v1/models in vLLM's shape.
+func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
+	type permission struct {
+		ID                 string  `json:"id"`
+		Object             string  `json:"object"`
+		Created            int64   `json:"created"`
+		AllowCreateEngine  bool    `json:"allow_create_engine"`
+		AllowSampling      bool    `json:"allow_sampling"`
+		AllowLogprobs      bool    `json:"allow_logprobs"`
+		AllowSearchIndices bool    `json:"allow_search_indices"`
+		AllowView          bool    `json:"allow_view"`
+		AllowFineTuning    bool    `json:"allow_fine_tuning"`
+		Organization       string  `json:"organization"`
+		Group              *string `json:"group"`
+		IsBlocking         bool    `json:"is_blocking"`
+	}
+	type model struct {
+		ID          string       `json:"id"`
+		Object      string       `json:"object"`
+		Created     int64        `json:"created"`
+		OwnedBy     string       `json:"owned_by"`
+		Root        string       `json:"root"`
+		Parent      *string      `json:"parent"`
+		MaxModelLen int          `json:"max_model_len"`
+		Permission  []permission `json:"permission"`
+	}
+	created := s.started.Unix()
+	h := hash3(s.cfg.Seed, saltRequest, 0, 0)
+	writeJSON(w, http.StatusOK, struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{"list", []model{{
+		ID: s.cfg.Model, Object: "model", Created: created, OwnedBy: "vllm",
+		Root: s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen,
+		Permission: []permission{{
+			ID: fmt.Sprintf("modelperm-%016x", h), Object: "model_permission", Created: created,
+			AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
+		}},
+	}}})
+}
