@@ -227,7 +227,11 @@ func (c *Client) payload(r *dataset.Request) ([]byte, error) {
 		p.set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
 		p.set("max_completion_tokens", r.OutputLen)
 	} else {
-		p.set("prompt", r.Prompt)
+		if len(r.Prompts) > 0 {
+			p.set("prompt", r.Prompts) // a --random-batch-size group
+		} else {
+			p.set("prompt", r.Prompt)
+		}
 		p.set("repetition_penalty", 1.0)
 		p.set("max_tokens", r.OutputLen)
 		if c.cfg.Logprobs != nil {

@@ -7,6 +7,10 @@ package dataset
 type Request struct {
 	// Prompt is the prompt text.
 	Prompt string
+	// Prompts, when non-nil, makes the request a batch: these prompts are
+	// sent together as a list (vLLM's --random-batch-size for embedding
+	// backends) and Prompt is empty. PromptLen is then their total.
+	Prompts []string
 	// PromptLen is the prompt length in tokens as the dataset measured it.
 	PromptLen int
 	// OutputLen is the requested number of output tokens (max_tokens).

@@ -4,6 +4,9 @@ package tokenizer
 
 // Tokenizer encodes text to token ids and back, with the few facts about its
 // vocabulary that vLLM's dataset code relies on.
+//
+// Implementations must be safe for concurrent use: the dataset package
+// encodes and decodes prompts on several goroutines at once.
 type Tokenizer interface {
 	// Name identifies the tokenizer (e.g. "o200k_base" or a repo id).
 	Name() string

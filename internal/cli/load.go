@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// scenarioFlags are the flags every command that reads scenarios takes.
+type scenarioFlags struct {
+	sets []string
+	tags []string
+}
+
+func (f *scenarioFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.sets, "set", nil, "override a field: `path=value` (e.g. load.num_prompts=10); repeatable")
+	fs.StringArrayVarP(&f.tags, "tag", "t", nil, "set a CUE @tag: `name=value` (else $VBENCH_<NAME>); repeatable")
+}
+
+// load reads and validates the scenario files; errors are usage errors.
+func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, error) {
+	tags := map[string]string{}
+	for _, t := range f.tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || k == "" {
+			return nil, usageErr(fmt.Errorf("--tag %q: want name=value", t))
+		}
+		tags[k] = v
+	}
+	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return sc, nil
+}

@@ -1,0 +1,82 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vbench/vbench/internal/cli"
+	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/sim"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"vbench": func() { os.Exit(cli.Main(os.Args[1:], cli.OS())) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Besides exec'ing vbench, a
+// script can start an in-process simulator with
+//
+//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
+//
+// which sets $SIM_URL for the rest of the script and stops the simulator
+// when the script ends.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"simserve": simserve},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("OPENAI_API_KEY", "")
+			return nil
+		},
+	})
+}
+
+func simserve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: simserve [flags]")
+	}
+	cfg := sim.DefaultConfig()
+	tok := "o200k_base"
+	for i := 0; i < len(args); i++ {
+		if i+1 >= len(args) {
+			ts.Fatalf("simserve: %s needs a value", args[i])
+		}
+		v := args[i+1]
+		var err error
+		switch args[i] {
+		case "--ttft":
+			cfg.TTFT, err = time.ParseDuration(v)
+		case "--itl":
+			cfg.ITL, err = time.ParseDuration(v)
+		case "--jitter":
+			cfg.Jitter, err = time.ParseDuration(v)
+		case "--fail-every":
+			_, err = fmt.Sscan(v, &cfg.FailEvery)
+		case "--model":
+			cfg.Model = v
+		case "--tokenizer":
+			tok = v
+		default:
+			ts.Fatalf("simserve: unknown flag %s", args[i])
+		}
+		ts.Check(err)
+		i++
+	}
+	if tok != "" {
+		t, err := tokenizer.Builtin(tok)
+		ts.Check(err)
+		cfg.Tokenizer = experiment.SimTokenizer(t)
+	}
+	srv, err := sim.Start(cfg, "127.0.0.1:0")
+	ts.Check(err)
+	ts.Setenv("SIM_URL", srv.URL())
+	ts.Defer(func() { _ = srv.Close() })
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/sim"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+const simDoc = `Serve a deterministic simulated OpenAI-compatible LLM server.
+
+It answers /v1/completions and /v1/chat/completions (streaming and not),
+/v1/models, /tokenize, /detokenize, /health and /metrics (vLLM-style names),
+with a latency model scheduled on absolute times: the first token after
+--ttft (plus --prefill-per-token per prompt token), then one token every
+--itl, with optional deterministic --jitter. Its /metrics also reports how
+late it wrote each event, so server-side delays are not blamed on the client.
+
+It runs until interrupted.`
+
+const simExamples = `  vbench sim
+  vbench sim --addr 127.0.0.1:9000 --ttft 200ms --itl 20ms --jitter 2ms
+  vbench sim --tokenizer cl100k_base --fail-every 10`
+
+func newSimCmd(p Process) *cobra.Command {
+	cfg := sim.DefaultConfig()
+	var addr, tok string
+	cmd := &cobra.Command{
+		Use:     "sim",
+		Short:   "Serve a simulated LLM endpoint",
+		Long:    simDoc,
+		Example: simExamples,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tok != "" {
+				t, err := tokenizer.Builtin(tok)
+				if err != nil {
+					return usageErr(fmt.Errorf("--tokenizer: %w", err))
+				}
+				cfg.Tokenizer = experiment.SimTokenizer(t)
+			}
+			srv, err := sim.Start(cfg, addr)
+			if err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintf(p.Stdout, "vbench sim serving %s on %s (ttft %v, itl %v)\n", cfg.Model, srv.URL(), cfg.TTFT, cfg.ITL)
+			<-cmd.Context().Done()
+			return srv.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
+	f.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "time to first token")
+	f.DurationVar(&cfg.ITL, "itl", cfg.ITL, "inter-token latency")
+	f.DurationVar(&cfg.Jitter, "jitter", cfg.Jitter, "standard deviation of deterministic per-token jitter")
+	f.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "extra time to first token per prompt token")
+	f.IntVar(&cfg.DefaultOutputLen, "output-len", cfg.DefaultOutputLen, "output tokens when a request sets no max_tokens")
+	f.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
+	f.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the jitter, natural EOS lengths and text")
+	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
+	f.StringVar(&tok, "tokenizer", "o200k_base", "tokenizer for prompt counts and /tokenize: o200k_base, cl100k_base, p50k_base, r50k_base, or \"\" for the simulator's word tokenizer")
+	return cmd
+}

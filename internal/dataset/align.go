@@ -1,0 +1,144 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// ServerTokenizer is the server's tokenizer, reached through vLLM's
+// /tokenize and /detokenize endpoints.
+type ServerTokenizer interface {
+	// Tokenize returns the server's token ids of prompt, without special
+	// tokens (vLLM posts {"model", "prompt", "add_special_tokens": false}).
+	Tokenize(ctx context.Context, prompt string) ([]int, error)
+	// Detokenize returns the server's text of ids.
+	Detokenize(ctx context.Context, ids []int) (string, error)
+}
+
+// AlignStatus says what Align did.
+type AlignStatus int
+
+const (
+	// AlignSkipped: nothing to align (no requests, or batched prompts).
+	AlignSkipped AlignStatus = iota
+	// AlignUnavailable: tokenizing the first prompt failed.
+	AlignUnavailable
+	// AlignMatched: the server counts the first prompt as PromptLen
+	// tokens, so every prompt is kept.
+	AlignMatched
+	// AlignRealigned: the counts differed and every prompt was checked.
+	AlignRealigned
+)
+
+// AlignResult reports an alignment.
+type AlignResult struct {
+	Status AlignStatus
+	// Server and Expected are the first prompt's token counts by the
+	// server and by the client (set unless Skipped or Unavailable).
+	Server, Expected int
+	// Replaced is how many prompts were shortened.
+	Replaced int
+	// Failed is how many prompts kept their text because a call failed.
+	Failed int
+}
+
+// Message is the line vLLM prints for the result, "" when it prints none:
+//
+//	WARNING: /tokenize unavailable, skipping alignment.
+//	WARNING: tokenizer mismatch (server=N, expected=M), re-aligning prompts.
+//
+// (vLLM prints the mismatch line before re-aligning.)
+func (r AlignResult) Message() string {
+	switch r.Status {
+	case AlignUnavailable:
+		return "WARNING: /tokenize unavailable, skipping alignment."
+	case AlignRealigned:
+		return fmt.Sprintf("WARNING: tokenizer mismatch (server=%d, expected=%d), re-aligning prompts.", r.Server, r.Expected)
+	}
+	return ""
+}
+
+// maxAlignInFlight is vLLM's semaphore size for /tokenize and /detokenize.
+const maxAlignInFlight = 64
+
+// Align re-aligns prompts to the server's tokenizer as vLLM's serve does
+// for the random and prefix_repetition datasets: the first prompt is
+// tokenized; if that fails, nothing changes (AlignUnavailable); if the
+// server's count equals its PromptLen, nothing changes (AlignMatched).
+// Otherwise every prompt is tokenized, with at most 64 calls in flight, and
+// a prompt the server counts as longer than its PromptLen is replaced by
+// the detokenization of its first PromptLen server tokens (PromptLen is
+// kept). A prompt whose calls fail keeps its text. The requests are not
+// modified; the result is a new slice. Batched requests (Prompts set) are
+// returned unchanged, as vLLM skips non-string prompts. Align returns an
+// error only when ctx ends.
+func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, AlignResult, error) {
+	out := append([]Request(nil), reqs...)
+	if len(reqs) == 0 || reqs[0].Prompts != nil {
+		return out, AlignResult{Status: AlignSkipped}, nil
+	}
+	first, err := st.Tokenize(ctx, reqs[0].Prompt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, AlignResult{Status: AlignSkipped}, fmt.Errorf("align prompts: %w", ctx.Err())
+		}
+		return out, AlignResult{Status: AlignUnavailable}, nil
+	}
+	res := AlignResult{Status: AlignMatched, Server: len(first), Expected: reqs[0].PromptLen}
+	if len(first) == reqs[0].PromptLen {
+		return out, res, nil
+	}
+	res.Status = AlignRealigned
+
+	sem := make(chan struct{}, maxAlignInFlight)
+	call := func(fn func() error) error {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-sem }()
+		return fn()
+	}
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	for i := range out {
+		wg.Go(func() {
+			r := &out[i]
+			if r.Prompts != nil {
+				return
+			}
+			var toks []int
+			err := call(func() (err error) {
+				toks, err = st.Tokenize(ctx, r.Prompt)
+				return err
+			})
+			if err == nil && len(toks) > r.PromptLen {
+				var text string
+				err = call(func() (err error) {
+					text, err = st.Detokenize(ctx, toks[:r.PromptLen])
+					return err
+				})
+				if err == nil {
+					r.Prompt = text
+					mu.Lock()
+					res.Replaced++
+					mu.Unlock()
+				}
+			}
+			if err != nil {
+				mu.Lock()
+				res.Failed++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, res, fmt.Errorf("align prompts: %w", err)
+	}
+	return out, res, nil
+}

@@ -1,0 +1,72 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+// progress draws a one-line progress bar on a terminal: requests done of
+// total, elapsed time and ETA. It draws nothing when w is not a terminal
+// or when disabled, and at most ten times a second otherwise, so it costs
+// the run next to nothing.
+type progress struct {
+	w     io.Writer
+	total int
+	ndone int
+	start time.Time
+	last  time.Time
+	on    bool
+}
+
+func newProgress(w io.Writer, total int, disabled bool) *progress {
+	p := &progress{w: w, total: total, start: time.Now()}
+	if f, ok := w.(*os.File); ok && !disabled {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+// done counts one finished request; the executor calls it serially.
+func (p *progress) done(*record.Record) {
+	p.ndone++
+	if !p.on {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond || p.ndone == p.total {
+		p.last = now
+		p.draw(now)
+	}
+}
+
+func (p *progress) draw(now time.Time) {
+	elapsed := now.Sub(p.start)
+	eta := "?"
+	if p.ndone > 0 {
+		left := time.Duration(float64(elapsed) / float64(p.ndone) * float64(p.total-p.ndone))
+		eta = left.Round(time.Second).String()
+	}
+	const width = 30
+	filled := width * p.ndone / max(p.total, 1)
+	bar := make([]byte, width)
+	for i := range bar {
+		bar[i] = ' '
+		if i < filled {
+			bar[i] = '#'
+		}
+	}
+	fmt.Fprintf(p.w, "\r%3d%%|%s| %d/%d [%s<%s]", 100*p.ndone/max(p.total, 1), bar, p.ndone, p.total, elapsed.Round(time.Second), eta)
+}
+
+// finish ends the bar's line.
+func (p *progress) finish() {
+	if p.on {
+		p.draw(time.Now())
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,106 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/version"
+)
+
+// vbenchInfo is the "vbench" object appended to the result JSON: enough to
+// trace a result to the exact scenario and re-run it.
+type vbenchInfo struct {
+	Version      string             `json:"version"`
+	ScenarioHash string             `json:"scenario_hash"`
+	Scenario     *scenario.Scenario `json:"scenario"`
+	Records      string             `json:"records,omitempty"`
+}
+
+// writeReports prints the failure lines and the result block, then writes
+// the result JSON and the per-request JSONL when the scenario asks.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, end time.Time, env Env, out *Outcome) error {
+
+	if err := report.WriteMetricsNotes(env.Stdout, sum); err != nil {
+		return err
+	}
+	if err := report.WriteConsole(env.Stdout, report.ConsoleInput{
+		Summary:        sum,
+		MaxConcurrency: sc.Load.MaxConcurrency,
+		RequestRate:    float64(sc.Load.RequestRate),
+	}); err != nil {
+		return err
+	}
+	o := sc.Output
+	if !o.SaveResult && !o.AppendResult {
+		return nil
+	}
+	date := end.Format("20060102-150405")
+	var ramp *report.RampUp
+	if r := sc.Load.RampUp; r != nil {
+		ramp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
+	}
+	path := report.ResultFileName(report.FileNameInput{
+		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
+		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: tgt.modelID, Date: date, RampUp: ramp,
+		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
+	})
+	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted()}
+	if o.Records {
+		out.RecordsPath = recordsPath(path)
+		info.Records = filepath.Base(out.RecordsPath)
+	}
+	data, err := report.MarshalResult(report.ResultInput{
+		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
+		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
+		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
+		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
+		VBench: info,
+	})
+	if err != nil {
+		return fmt.Errorf("building the result JSON: %w", err)
+	}
+	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	out.ResultPath = path
+	if o.Records {
+		var b bytes.Buffer
+		if err := record.WriteJSONL(&b, res.Records); err != nil {
+			return err
+		}
+		if err := report.WriteResultFile(out.RecordsPath, b.Bytes(), false); err != nil {
+			return fmt.Errorf("writing the records: %w", err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "Result written to %s\n", path)
+	return nil
+}
+
+// recordsPath is the JSONL file next to a result: x.json → x.records.jsonl.
+func recordsPath(result string) string {
+	return strings.TrimSuffix(result, filepath.Ext(result)) + ".records.jsonl"
+}
+
+// metadata orders the scenario's metadata by key (a CUE struct has no
+// order a user could rely on).
+func metadata(m map[string]string) []report.Metadata {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]report.Metadata, len(keys))
+	for i, k := range keys {
+		out[i] = report.Metadata{Key: k, Value: m[k]}
+	}
+	return out
+}
