@@ -135,6 +135,14 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 		return nil, err
 	}
 
+	// Open the connections the first wave will use before the clock starts.
+	conns := min(len(prepared), 1024)
+	if maxConc > 0 {
+		conns = min(len(prepared), maxConc)
+	}
+	if err := client.Preconnect(ctx, conns); err != nil {
+		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
+	}
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, OnDone: progress.done},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {

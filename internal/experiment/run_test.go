@@ -1,0 +1,195 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// vLLM's result keys (reference §9.2) for a generation run with the
+// default percentile metrics, in order.
+var (
+	header = []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",
+		"request_rate", "burstiness", "max_concurrency"}
+	bodyDetailed = []string{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+		"request_throughput", "request_goodput", "output_throughput", "total_token_throughput", "input_lens",
+		"output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times", "generated_texts", "errors",
+		"max_output_tokens_per_s", "max_concurrent_requests", "rtfx"}
+	stats = []string{"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms",
+		"std_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms", "std_itl_ms", "p99_itl_ms"}
+)
+
+func without(keys []string, drop ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if !strings.Contains(" "+strings.Join(drop, " ")+" ", " "+k+" ") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func runScenario(t *testing.T, src string) (*Outcome, string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(src), scenario.Options{
+		Sets: []string{`output.result_dir="` + dir + `"`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(string) string { return "" }, Now: time.Now})
+	return out, stdout.String(), err
+}
+
+// resultKeys reads the keys of a result JSON file in their order.
+func resultKeys(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := report.DecodePython(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(*report.Object).Keys()
+}
+
+const base = `
+target: {simulator: {ttft_ms: 5, itl_ms: 1}, model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 24, output_len: 6}
+load: {num_prompts: 12, max_concurrency: 4}
+output: {save_result: true, result_filename: "r.json"}
+`
+
+func TestRunResultKeys(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra string
+		want  []string
+	}{
+		{"default", "", concat(header, without(bodyDetailed, "input_lens", "output_lens", "ttfts", "itls",
+			"start_times", "generated_texts", "errors"), stats, []string{"vbench"})},
+		{"detailed", "output: save_detailed: true", concat(header, bodyDetailed, stats, []string{"vbench"})},
+		{"metadata, label and percentiles", `output: {label: "lbl", metadata: {b: "2", a: "1"}}
+metrics: {percentile_metrics: ["ttft", "e2el"], metric_percentiles: [50, 99.9]}`,
+			concat(header[:7], []string{"a", "b"}, header[7:],
+				without(bodyDetailed, "input_lens", "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors"),
+				[]string{"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p50_ttft_ms", "p99.9_ttft_ms",
+					"mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p50_e2el_ms", "p99.9_e2el_ms", "vbench"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stdout, err := runScenario(t, base+tt.extra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultKeys(t, out.ResultPath); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("keys\n got %q\nwant %q", got, tt.want)
+			}
+			if !strings.Contains(stdout, "============ Serving Benchmark Result ============\nSuccessful requests:                     12        \n") {
+				t.Errorf("no result block in\n%s", stdout)
+			}
+			if out.Summary.Completed != 12 || out.Summary.TotalOutput != 72 {
+				t.Errorf("completed %d, output tokens %d", out.Summary.Completed, out.Summary.TotalOutput)
+			}
+		})
+	}
+}
+
+func TestRunRecordsAndTrace(t *testing.T) {
+	out, _, err := runScenario(t, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := record.ReadJSONL(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 12 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if !r.Success || len(r.Chunks) != 6 || r.OutputTokens != 6 || !strings.HasPrefix(r.RequestID, "bench-") {
+			t.Errorf("record %+v", r)
+		}
+		if r.Start < r.Released || r.Released < r.Intended || r.Chunks[0] < r.Start+5*time.Millisecond {
+			t.Errorf("record %d times out of order: intended %v released %v start %v first %v", r.Index, r.Intended, r.Released, r.Start, r.Chunks[0])
+		}
+	}
+	// The "vbench" object names the scenario, so the run can be traced and re-run.
+	b, err := os.ReadFile(out.ResultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		VBench struct {
+			ScenarioHash string          `json:"scenario_hash"`
+			Scenario     json.RawMessage `json:"scenario"`
+			Records      string          `json:"records"`
+		} `json:"vbench"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	again, err := scenario.LoadBytes("again.json", res.VBench.Scenario, scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Hash() != res.VBench.ScenarioHash {
+		t.Errorf("saved scenario hashes to %s, result says %s", again.Hash(), res.VBench.ScenarioHash)
+	}
+	if res.VBench.Records != filepath.Base(out.RecordsPath) {
+		t.Errorf("records %q", res.VBench.Records)
+	}
+}
+
+func TestRunFailuresAreCounted(t *testing.T) {
+	// Against a port nobody listens on every request fails: the failures are
+	// counted and printed, the result is still written, and Run says so.
+	out, stdout, err := runScenario(t, `
+target: {base_url: "http://127.0.0.1:1", model: "m"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 8, output_len: 2}
+load: num_prompts: 3
+output: {save_result: true, result_filename: "r.json"}
+`)
+	if err == nil || !strings.Contains(err.Error(), "all requests failed") {
+		t.Fatalf("err = %v, want all requests failed", err)
+	}
+	if out == nil || out.Summary.Failed != 3 || out.ResultPath == "" {
+		t.Fatalf("outcome %+v: failures must still be reported and saved", out)
+	}
+	if !strings.Contains(stdout, "Failed requests during benchmark run detected (capping to 10):\nError 0: ") ||
+		!strings.Contains(stdout, "Failed requests:                         3         \n") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
