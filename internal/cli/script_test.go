@@ -3,6 +3,8 @@ package cli_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,21 +22,30 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs testdata/script/*.txtar. Besides exec'ing vbench, a
+// TestScripts runs testdata/script/*.txtar, with $REPO set to the
+// repository root (for the shipped scenarios). Besides exec'ing vbench, a
 // script can start an in-process simulator with
 //
 //	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
-// when the script ends.
+// when the script ends. "waitfile FILE" waits (up to 30 s) until FILE
+// exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
+// line.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"simserve": simserve},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"simserve": simserve,
+			"waitfile": waitfile,
+			"envfile":  envfile,
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("OPENAI_API_KEY", "")
-			return nil
+			repo, err := filepath.Abs("../..")
+			env.Setenv("REPO", repo)
+			return err
 		},
 	})
 }
@@ -79,4 +90,24 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv("SIM_URL", srv.URL())
 	ts.Defer(func() { _ = srv.Close() })
+}
+
+func waitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && len(b) > 0 {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within 30s", args[0])
+}
+
+func envfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	line, _, _ := strings.Cut(ts.ReadFile(args[1]), "\n")
+	ts.Setenv(args[0], strings.TrimSpace(line))
 }

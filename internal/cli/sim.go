@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -23,11 +24,12 @@ It runs until interrupted.`
 
 const simExamples = `  vbench sim
   vbench sim --addr 127.0.0.1:9000 --ttft 200ms --itl 20ms --jitter 2ms
-  vbench sim --tokenizer cl100k_base --fail-every 10`
+  vbench sim --tokenizer cl100k_base --fail-every 10
+  vbench sim --addr 127.0.0.1:0 --url-file sim.url   # a free port, written to sim.url`
 
 func newSimCmd(p Process) *cobra.Command {
 	cfg := sim.DefaultConfig()
-	var addr, tok string
+	var addr, tok, urlFile string
 	cmd := &cobra.Command{
 		Use:     "sim",
 		Short:   "Serve a simulated LLM endpoint",
@@ -46,6 +48,12 @@ func newSimCmd(p Process) *cobra.Command {
 			if err != nil {
 				return usageErr(err)
 			}
+			if urlFile != "" {
+				if err := report.WriteResultFile(urlFile, []byte(srv.URL()+"\n"), false); err != nil {
+					_ = srv.Close()
+					return failErr(fmt.Errorf("--url-file: %w", err))
+				}
+			}
 			fmt.Fprintf(p.Stdout, "vbench sim serving %s on %s (ttft %v, itl %v)\n", cfg.Model, srv.URL(), cfg.TTFT, cfg.ITL)
 			<-cmd.Context().Done()
 			return srv.Close()
@@ -61,6 +69,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	f.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the jitter, natural EOS lengths and text")
 	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
+	f.StringVar(&urlFile, "url-file", "", "once listening, write the server's URL to this file (atomically), for scripts")
 	f.StringVar(&tok, "tokenizer", "o200k_base", "tokenizer for prompt counts and /tokenize: o200k_base, cl100k_base, p50k_base, r50k_base, or \"\" for the simulator's word tokenizer")
 	return cmd
 }

@@ -193,3 +193,30 @@ output: {save_result: true, result_filename: "r.json"}
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
+
+func TestRunInterruptedStillWritesResults(t *testing.T) {
+	// 20 requests at 10 req/s take about 2 s; cancel after 300 ms.
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(base+`load: request_rate: 10`), scenario.Options{
+		Sets: []string{`output.result_dir="` + dir + `"`, "load.num_prompts=20"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var stdout bytes.Buffer
+	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want an interrupted run", err)
+	}
+	if !out.Interrupted || len(out.Records) == 0 || len(out.Records) == 20 {
+		t.Fatalf("interrupted=%v with %d records", out.Interrupted, len(out.Records))
+	}
+	if _, err := os.Stat(out.ResultPath); err != nil {
+		t.Errorf("no result written: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
+		t.Errorf("no result block:\n%s", stdout.String())
+	}
+}
