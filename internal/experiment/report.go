@@ -63,7 +63,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
-		VBench: info,
+		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res),
+		VBench:          info,
 	})
 	if err != nil {
 		return fmt.Errorf("building the result JSON: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
@@ -109,9 +110,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	}
 
 	fmt.Fprintln(env.Stdout, "Starting main benchmark run...")
-	spec := schedule.Spec{Rate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness)}
+	spec := scheduleSpec(sc)
 	if r := sc.Load.RampUp; r != nil {
-		spec.RampUp = &schedule.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 		fmt.Fprintf(env.Stdout, "Traffic ramp-up strategy: %s.\n", r.Strategy)
 		fmt.Fprintf(env.Stdout, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
 	} else {
@@ -143,6 +143,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	if err := client.Preconnect(ctx, conns); err != nil {
 		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
 	}
+	// Collect the dataset's garbage now rather than during the run.
+	runtime.GC()
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, OnDone: progress.done},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
@@ -170,6 +172,15 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(res.Records))
 	}
 	return out, nil
+}
+
+// scheduleSpec is the scenario's arrival process.
+func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
+	spec := schedule.Spec{Rate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness)}
+	if r := sc.Load.RampUp; r != nil {
+		spec.RampUp = &schedule.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
+	}
+	return spec
 }
 
 // buildDataset samples the scenario's dataset and, for random data, aligns

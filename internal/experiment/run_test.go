@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +219,42 @@ func TestRunInterruptedStillWritesResults(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
 		t.Errorf("no result block:\n%s", stdout.String())
+	}
+}
+
+func TestRunRampUp(t *testing.T) {
+	out, stdout, err := runScenario(t, base+`load: ramp_up: {strategy: "linear", start_rps: 10, end_rps: 100}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"Traffic ramp-up strategy: linear.\n", "Will increase RPS from 10 to 100 RPS over the duration of the benchmark.\n"} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("stdout lacks %q", line)
+		}
+	}
+	f, err := os.Open(out.ResultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := report.DecodePython(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := v.(*report.Object)
+	keys := obj.Keys()
+	if want := concat(header, []string{"ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps"}); !reflect.DeepEqual(keys[:len(want)], want) {
+		t.Errorf("header keys %q", keys[:len(want)])
+	}
+	ev, _ := obj.Get("rps_change_events")
+	events, ok := ev.([]any)
+	if !ok || len(events) != 91 {
+		t.Fatalf("rps_change_events = %v, want 91 events (10..100)", ev)
+	}
+	for i, e := range events {
+		rps, _ := e.(*report.Object).Get("rps")
+		if n, ok := rps.(json.Number); !ok || n.String() != strconv.Itoa(10+i) {
+			t.Errorf("event %d rps = %v (%T), want %d", i, rps, rps, 10+i)
+		}
 	}
 }

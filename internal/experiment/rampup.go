@@ -1,0 +1,43 @@
+package experiment
+
+import (
+	"time"
+
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/schedule"
+)
+
+// rpsChangeEvents rebuilds vLLM's ramp-up bookkeeping from the run: the
+// start rate at the run start, then, whenever the integer part of the
+// rate of a released request exceeds the last recorded integer, one event
+// per integer in between, stamped with that request's release time.
+func rpsChangeEvents(r *scenario.RampUp, spec schedule.Spec, res *run.Result) []report.RPSChangeEvent {
+	if r == nil {
+		return nil
+	}
+	last := int(r.StartRPS)
+	events := []report.RPSChangeEvent{{RPS: last, Timestamp: isoformat(res.Start)}}
+	rates := schedule.Rates(spec, len(res.Records))
+	for i, rec := range res.Records {
+		if cur := int(rates[i]); cur > last {
+			ts := isoformat(res.Start.Add(rec.Released))
+			for v := last + 1; v <= cur; v++ {
+				events = append(events, report.RPSChangeEvent{RPS: v, Timestamp: ts})
+			}
+			last = cur
+		}
+	}
+	return events
+}
+
+// isoformat is Python's datetime.isoformat() of a naive local time:
+// microseconds are left out when they are zero.
+func isoformat(t time.Time) string {
+	t = t.Local()
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return t.Format("2006-01-02T15:04:05.000000")
+}
