@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -253,7 +252,7 @@ func TestRunRampUp(t *testing.T) {
 	}
 	for i, e := range events {
 		rps, _ := e.(*report.Object).Get("rps")
-		if n, ok := rps.(json.Number); !ok || n.String() != strconv.Itoa(10+i) {
+		if n, ok := rps.(int64); !ok || n != int64(10+i) {
 			t.Errorf("event %d rps = %v (%T), want %d", i, rps, rps, 10+i)
 		}
 	}
