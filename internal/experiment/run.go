@@ -60,6 +60,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	if err != nil {
 		return nil, err
 	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", dsKind, sc.Load.NumPrompts)
+	}
 
 	extra := samplingBody(sc)
 	if sc.Sampling.Temperature == nil {
@@ -126,9 +129,6 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 		fmt.Fprintf(env.Stdout, "Maximum request concurrency: %d\n", maxConc)
 	} else {
 		fmt.Fprintln(env.Stdout, "Maximum request concurrency: None")
-	}
-	if sc.Seed < 0 || sc.Seed > math.MaxUint32 {
-		return nil, fmt.Errorf("seed %d: the arrival schedule's seed must be between 0 and 2**32 - 1, as numpy's", sc.Seed)
 	}
 	offsets, err := schedule.Offsets(spec, len(prepared), uint32(sc.Seed))
 	if err != nil {

@@ -35,6 +35,10 @@ func (s *Scenario) Validate() error {
 		add(fmt.Sprintf("exactly one dataset kind must be set, got %d (%s)", len(kinds), strings.Join(kinds, ", ")), "dataset")
 	}
 	backend := s.Target.Backend
+	if s.Seed < 0 || s.Seed > math.MaxUint32 {
+		// vLLM seeds numpy's legacy generator with it, which takes 32 bits.
+		add(fmt.Sprintf("invalid value %d (want 0 to 4294967295, as numpy's seed)", s.Seed), "seed")
+	}
 
 	l := s.Load
 	if l.MaxConcurrency != nil && *l.MaxConcurrency <= 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -245,5 +246,19 @@ func TestValidateGo(t *testing.T) {
 				t.Errorf("error:\n%s\nwant:\n%s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestValidateSeedRange(t *testing.T) {
+	for _, tt := range []struct {
+		seed int64
+		ok   bool
+	}{{0, true}, {4294967295, true}, {-1, false}, {4294967296, false}} {
+		s := Default()
+		s.Seed = tt.seed
+		err := s.Validate()
+		if (err == nil) != tt.ok || err != nil && !strings.Contains(err.Error(), "seed") {
+			t.Errorf("seed %d: err = %v, want ok=%v", tt.seed, err, tt.ok)
+		}
 	}
 }
