@@ -118,13 +118,13 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 		fmt.Fprintf(env.Stdout, "Traffic ramp-up strategy: %s.\n", r.Strategy)
 		fmt.Fprintf(env.Stdout, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
 	} else {
-		fmt.Fprintf(env.Stdout, "Traffic request rate: %s\n", pyFloat(float64(sc.Load.RequestRate)))
+		fmt.Fprintf(env.Stdout, "Traffic request rate: %s\n", report.PyFloatRepr(float64(sc.Load.RequestRate)))
 	}
 	shape := "(Gamma distribution)"
 	if sc.Load.Burstiness == 1 {
 		shape = "(Poisson process)"
 	}
-	fmt.Fprintf(env.Stdout, "Burstiness factor: %s %s\n", pyFloat(float64(sc.Load.Burstiness)), shape)
+	fmt.Fprintf(env.Stdout, "Burstiness factor: %s %s\n", report.PyFloatRepr(float64(sc.Load.Burstiness)), shape)
 	if maxConc > 0 {
 		fmt.Fprintf(env.Stdout, "Maximum request concurrency: %d\n", maxConc)
 	} else {
@@ -283,23 +283,10 @@ func firstError(recs []*record.Record) string {
 	return "none"
 }
 
-// pyFloat formats f as Python's str(float): "inf", "10.0", "0.5".
-func pyFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	return report.PyFloatRepr(f)
-}
-
 // pyNum formats a ramp-up rate as vLLM prints its int flags.
 func pyNum(f float64) string {
 	if f == math.Trunc(f) {
 		return fmt.Sprintf("%d", int64(f))
 	}
-	return pyFloat(f)
+	return report.PyFloatRepr(f)
 }
