@@ -1,0 +1,338 @@
+package argv
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// arity is how many values a flag takes, in argparse's terms.
+type arity int
+
+const (
+	// arityZero is a store_true flag: no value.
+	arityZero arity = iota
+	// arityOne takes exactly one value.
+	arityOne
+	// arityStar is nargs="*": zero or more values.
+	arityStar
+	// arityPlus is nargs="+": one or more values.
+	arityPlus
+)
+
+// flagDef is one implemented flag: how it parses (vLLM's type, default and
+// choices) and which scenario fields it sets.
+type flagDef struct {
+	// name is the long option, e.g. "--num-prompts".
+	name  string
+	arity arity
+	// metavar names the value in help: INT, FLOAT, STR, JSON, KEY=VALUE...
+	metavar string
+	// def is vLLM's default as help shows it.
+	def string
+	// choices are vLLM's choices; supported is the subset vbench runs
+	// (nil: all of them).
+	choices, supported []string
+	// paths are the scenario fields the flag sets, as CUE paths.
+	paths []string
+	help  string
+	// vbenchOnly marks a flag that vllm bench serve does not have.
+	vbenchOnly bool
+	// set stores the flag's values (none for arityZero) into n.
+	set func(n *namespace, vals []string) error
+}
+
+// namespace is vLLM's parsed argparse namespace for the implemented flags,
+// holding vLLM's defaults until a flag sets a value.
+type namespace struct {
+	backend, baseURL, host, endpoint string
+	port                             int64
+	headers                          map[string]string
+	model, servedModelName           string
+	requestIDPrefix                  *string
+	insecure                         bool
+
+	tokenizer, tokenizerMode           string
+	trustRemoteCode, skipTokenizerInit bool
+
+	seed                                             int64
+	datasetName                                      string
+	randomInputLen, randomOutputLen, randomPrefixLen int64
+	rangeRatio                                       scenario.RangeRatio
+	inputLen, outputLen                              *int64
+
+	numPrompts              int64
+	requestRate, burstiness float64
+	maxConcurrency          *int64
+	rampUpStrategy          string
+	rampUpStart, rampUpEnd  *int64
+	numWarmups, readyCheck  int64
+
+	temperature, topP, minP, frequencyPenalty, presencePenalty, repetitionPenalty *float64
+	topK, logprobs                                                                *int64
+	ignoreEOS                                                                     bool
+	extraBody                                                                     map[string]any
+
+	percentileMetrics []string
+	metricPercentiles []float64
+	goodput           map[string]float64
+
+	saveResult, saveDetailed, appendResult, disableTqdm bool
+	resultDir, resultFilename, label                    string
+	metadata                                            map[string]string
+	metadataOrder                                       []string
+
+	extras bool
+}
+
+// newNamespace returns vLLM's defaults.
+func newNamespace() *namespace {
+	return &namespace{
+		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions",
+		tokenizerMode: "auto", datasetName: "random",
+		randomInputLen: 1024, randomOutputLen: 128,
+		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
+		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
+	}
+}
+
+// backends are vLLM's --backend choices in registration order; the first
+// three are the ones vbench implements.
+var backends = []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings",
+	"openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
+	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+
+// datasetNames are vLLM's --dataset-name choices in registration order.
+var datasetNames = []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank",
+	"hf", "custom", "custom_audio", "custom_image", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}
+
+// percentileMetricNames are the metrics --percentile-metrics accepts, in
+// the order vLLM reports them.
+var percentileMetricNames = []string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"}
+
+// flags are the implemented flags, in the order help lists them and
+// Format writes them.
+var flags = []*flagDef{
+	{name: "--backend", arity: arityOne, metavar: "STR", def: "openai", choices: backends, supported: backends[:3],
+		paths: []string{"target.backend"}, help: "request function: the payload and response format",
+		set: func(n *namespace, v []string) error { n.backend = v[0]; return nil }},
+	{name: "--base-url", arity: arityOne, metavar: "URL", def: "None", paths: []string{"target.base_url"},
+		help: "server base URL, prefixed to --endpoint (else http://HOST:PORT)",
+		set:  func(n *namespace, v []string) error { n.baseURL = v[0]; return nil }},
+	{name: "--host", arity: arityOne, metavar: "STR", def: "127.0.0.1", paths: []string{"target.host"},
+		help: "server host when --base-url is not set",
+		set:  func(n *namespace, v []string) error { n.host = v[0]; return nil }},
+	{name: "--port", arity: arityOne, metavar: "INT", def: "8000", paths: []string{"target.port"},
+		help: "server port when --base-url is not set", set: setInt(func(n *namespace) *int64 { return &n.port })},
+	{name: "--endpoint", arity: arityOne, metavar: "STR", def: "/v1/completions", paths: []string{"target.endpoint"},
+		help: "API path (not chosen per backend: openai-chat needs /v1/chat/completions)",
+		set:  func(n *namespace, v []string) error { n.endpoint = v[0]; return nil }},
+	{name: "--header", arity: arityStar, metavar: "KEY=VALUE", def: "None", paths: []string{"target.headers"},
+		help: "extra HTTP headers on every request (values are never printed or saved)", set: setHeaders},
+	{name: "--model", arity: arityOne, metavar: "STR", def: "None", paths: []string{"target.model"},
+		help: "model id (default: the first model of GET /v1/models)",
+		set:  func(n *namespace, v []string) error { n.model = v[0]; return nil }},
+	{name: "--served-model-name", arity: arityOne, metavar: "STR", def: "None", paths: []string{"target.served_model_name"},
+		help: "model name sent in the payload (the tokenizer still uses --model)",
+		set:  func(n *namespace, v []string) error { n.servedModelName = v[0]; return nil }},
+	{name: "--request-id-prefix", arity: arityOne, metavar: "STR", def: "bench-<8 hex>-", paths: []string{"target.request_id_prefix"},
+		help: "x-request-id prefix (default drawn at random for each run)", set: setRequestIDPrefix},
+	{name: "--insecure", arity: arityZero, def: "False", paths: []string{"target.insecure"},
+		help: "disable TLS certificate verification",
+		set:  func(n *namespace, _ []string) error { n.insecure = true; return nil }},
+
+	{name: "--tokenizer", arity: arityOne, metavar: "STR", def: "None", paths: []string{"tokenizer.name"},
+		help: "tokenizer name or path (default: --model); vbench has o200k_base, cl100k_base, p50k_base, r50k_base built in",
+		set:  func(n *namespace, v []string) error { n.tokenizer = v[0]; return nil }},
+	{name: "--tokenizer-mode", arity: arityOne, metavar: "STR", def: "auto", paths: []string{"tokenizer.mode"},
+		help: "tokenizer mode", set: func(n *namespace, v []string) error { n.tokenizerMode = v[0]; return nil }},
+	{name: "--trust-remote-code", arity: arityZero, def: "False", paths: []string{"tokenizer.trust_remote_code"},
+		help: "accepted for compatibility (vbench never runs tokenizer code)",
+		set:  func(n *namespace, _ []string) error { n.trustRemoteCode = true; return nil }},
+	{name: "--skip-tokenizer-init", arity: arityZero, def: "False", paths: []string{"tokenizer.skip_init"},
+		help: "run without a client tokenizer (token-based report lines are then missing)",
+		set:  func(n *namespace, _ []string) error { n.skipTokenizerInit = true; return nil }},
+
+	{name: "--seed", arity: arityOne, metavar: "INT", def: "0", paths: []string{"seed"},
+		help: "seed of the dataset sampling and the arrival times", set: setInt(func(n *namespace) *int64 { return &n.seed })},
+	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: []string{"random"},
+		paths: []string{"dataset"}, help: "dataset",
+		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
+	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len"},
+		help: "random dataset: prompt length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomInputLen })},
+	{name: "--random-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.random.output_len"},
+		help: "random dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomOutputLen })},
+	{name: "--random-range-ratio", arity: arityOne, metavar: "STR", def: "0.0", paths: []string{"dataset.random.range_ratio"},
+		help: `random dataset: length jitter in [0, 1), or '{"input": r, "output": r}'`, set: setRangeRatio},
+	{name: "--random-prefix-len", arity: arityOne, metavar: "INT", def: "0", paths: []string{"dataset.random.prefix_len"},
+		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
+	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
+		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len"},
+		help: "overrides --random-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+
+	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
+		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},
+	{name: "--request-rate", arity: arityOne, metavar: "FLOAT", def: "inf", paths: []string{"load.request_rate"},
+		help: "requests per second; inf sends them all at once", set: setFloat(func(n *namespace) *float64 { return &n.requestRate })},
+	{name: "--burstiness", arity: arityOne, metavar: "FLOAT", def: "1.0", paths: []string{"load.burstiness"},
+		help: "gamma shape of the arrival gaps (1 = Poisson)", set: setFloat(func(n *namespace) *float64 { return &n.burstiness })},
+	{name: "--max-concurrency", arity: arityOne, metavar: "INT", def: "None", paths: []string{"load.max_concurrency"},
+		help: "most requests in flight (default: no limit)", set: setIntPtr(func(n *namespace) **int64 { return &n.maxConcurrency })},
+	{name: "--ramp-up-strategy", arity: arityOne, metavar: "STR", def: "None", choices: []string{"linear", "exponential"},
+		paths: []string{"load.ramp_up.strategy"}, help: "ramp the request rate from --ramp-up-start-rps to --ramp-up-end-rps",
+		set: func(n *namespace, v []string) error { n.rampUpStrategy = v[0]; return nil }},
+	{name: "--ramp-up-start-rps", arity: arityOne, metavar: "INT", def: "None", paths: []string{"load.ramp_up.start_rps"},
+		help: "ramp-up: rate of the first request", set: setIntPtr(func(n *namespace) **int64 { return &n.rampUpStart })},
+	{name: "--ramp-up-end-rps", arity: arityOne, metavar: "INT", def: "None", paths: []string{"load.ramp_up.end_rps"},
+		help: "ramp-up: rate of the last request", set: setIntPtr(func(n *namespace) **int64 { return &n.rampUpEnd })},
+	{name: "--num-warmups", arity: arityOne, metavar: "INT", def: "0", paths: []string{"load.num_warmups"},
+		help: "warmup requests (copies of the first) before the run", set: setInt(func(n *namespace) *int64 { return &n.numWarmups })},
+	{name: "--ready-check-timeout-sec", arity: arityOne, metavar: "INT", def: "0", paths: []string{"load.ready_check_timeout_sec"},
+		help: "wait up to this long for the endpoint; 0 skips the check", set: setInt(func(n *namespace) *int64 { return &n.readyCheck })},
+
+	{name: "--temperature", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.temperature"},
+		help: "sampling temperature", set: setFloatPtr(func(n *namespace) **float64 { return &n.temperature })},
+	{name: "--top-p", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.top_p"},
+		help: "top-p sampling", set: setFloatPtr(func(n *namespace) **float64 { return &n.topP })},
+	{name: "--top-k", arity: arityOne, metavar: "INT", def: "None", paths: []string{"sampling.top_k"},
+		help: "top-k sampling", set: setIntPtr(func(n *namespace) **int64 { return &n.topK })},
+	{name: "--min-p", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.min_p"},
+		help: "min-p sampling", set: setFloatPtr(func(n *namespace) **float64 { return &n.minP })},
+	{name: "--frequency-penalty", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.frequency_penalty"},
+		help: "frequency penalty", set: setFloatPtr(func(n *namespace) **float64 { return &n.frequencyPenalty })},
+	{name: "--presence-penalty", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.presence_penalty"},
+		help: "presence penalty", set: setFloatPtr(func(n *namespace) **float64 { return &n.presencePenalty })},
+	{name: "--repetition-penalty", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.repetition_penalty"},
+		help: "repetition penalty", set: setFloatPtr(func(n *namespace) **float64 { return &n.repetitionPenalty })},
+	{name: "--ignore-eos", arity: arityZero, def: "False", paths: []string{"sampling.ignore_eos"},
+		help: "send ignore_eos (forced on for the random dataset, as vLLM does)",
+		set:  func(n *namespace, _ []string) error { n.ignoreEOS = true; return nil }},
+	{name: "--logprobs", arity: arityOne, metavar: "INT", def: "None", paths: []string{"sampling.logprobs"},
+		help: "completions payload logprobs", set: setIntPtr(func(n *namespace) **int64 { return &n.logprobs })},
+	{name: "--extra-body", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"sampling.extra_body"},
+		help: "JSON object merged into every payload, over the sampling flags", set: setExtraBody},
+
+	{name: "--percentile-metrics", arity: arityOne, metavar: "STR", def: "ttft,tpot,itl",
+		paths: []string{"metrics.percentile_metrics"}, help: "comma-separated metrics to report: " + strings.Join(percentileMetricNames, ", "),
+		set: setPercentileMetrics},
+	{name: "--metric-percentiles", arity: arityOne, metavar: "STR", def: "99", paths: []string{"metrics.metric_percentiles"},
+		help: "comma-separated percentiles to report", set: setMetricPercentiles},
+	{name: "--goodput", arity: arityPlus, metavar: "KEY:VALUE", def: "None", paths: []string{"metrics.goodput"},
+		help: "service-level objectives in ms for goodput; keys ttft, tpot, e2el", set: setGoodput},
+
+	{name: "--save-result", arity: arityZero, def: "False", paths: []string{"output.save_result"},
+		help: "write the result JSON", set: func(n *namespace, _ []string) error { n.saveResult = true; return nil }},
+	{name: "--save-detailed", arity: arityZero, def: "False", paths: []string{"output.save_detailed"},
+		help: "keep the per-request arrays in the result JSON",
+		set:  func(n *namespace, _ []string) error { n.saveDetailed = true; return nil }},
+	{name: "--append-result", arity: arityZero, def: "False", paths: []string{"output.append_result"},
+		help: "append the result JSON as a new line of an existing file",
+		set:  func(n *namespace, _ []string) error { n.appendResult = true; return nil }},
+	{name: "--result-dir", arity: arityOne, metavar: "STR", def: "None", paths: []string{"output.result_dir"},
+		help: "directory of the result JSON (created if missing)",
+		set:  func(n *namespace, v []string) error { n.resultDir = v[0]; return nil }},
+	{name: "--result-filename", arity: arityOne, metavar: "STR", def: "None", paths: []string{"output.result_filename"},
+		help: "result JSON file name (default: vLLM's label-rate-model-date name)",
+		set:  func(n *namespace, v []string) error { n.resultFilename = v[0]; return nil }},
+	{name: "--label", arity: arityOne, metavar: "STR", def: "None", paths: []string{"output.label"},
+		help: "result label and file name prefix (default: --backend)",
+		set:  func(n *namespace, v []string) error { n.label = v[0]; return nil }},
+	{name: "--metadata", arity: arityStar, metavar: "KEY=VALUE", def: "None", paths: []string{"output.metadata"},
+		help: "extra top-level string keys of the result JSON, in the order given", set: setMetadata},
+	{name: "--disable-tqdm", arity: arityZero, def: "False", paths: []string{"output.disable_tqdm"},
+		help: "hide the progress bar", set: func(n *namespace, _ []string) error { n.disableTqdm = true; return nil }},
+
+	{name: "--vbench-extras", arity: arityZero, def: "False", vbenchOnly: true,
+		help: `vbench only: add the "vbench" object (version, scenario hash, scenario) to the result JSON and write the per-request records JSONL next to it`,
+		set:  func(n *namespace, _ []string) error { n.extras = true; return nil }},
+}
+
+// flagByName indexes flags by name.
+var flagByName = func() map[string]*flagDef {
+	m := make(map[string]*flagDef, len(flags))
+	for _, f := range flags {
+		m[f.name] = f
+	}
+	return m
+}()
+
+//go:embed testdata/unsupported.txt
+var unsupportedFile string
+
+// unsupported maps each flag of vllm bench serve that vbench does not
+// implement yet to the reason, from testdata/unsupported.txt.
+var unsupported = parseUnsupported(unsupportedFile)
+
+// parseUnsupported reads "--flag reason" lines; blank lines and lines
+// starting with # are skipped. It panics on a malformed line: the file is
+// embedded, and its test keeps it well formed.
+func parseUnsupported(text string) map[string]string {
+	m := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, ok := strings.Cut(line, " ")
+		reason = strings.TrimSpace(reason)
+		if !ok || !strings.HasPrefix(name, "--") || reason == "" {
+			panic(fmt.Sprintf("internal error: testdata/unsupported.txt: want \"--flag reason\", got %q", line))
+		}
+		m[name] = reason
+	}
+	return m
+}
+
+// helpOptions are argparse's -h/--help.
+var helpOptions = []string{"-h", "--help"}
+
+// optionNames are every option string the parser knows: implemented,
+// unsupported, vbench-only and help, sorted.
+var optionNames = func() []string {
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.name)
+	}
+	for name := range unsupported {
+		names = append(names, name)
+	}
+	names = append(names, helpOptions...)
+	slices.Sort(names)
+	return names
+}()
+
+// isOption reports whether name is a known option string.
+func isOption(name string) bool {
+	_, ok := slices.BinarySearch(optionNames, name)
+	return ok
+}
+
+// Flags returns the names of the implemented vllm bench serve flags, in
+// help order (vbench-only flags excluded).
+func Flags() []string {
+	var out []string
+	for _, f := range flags {
+		if !f.vbenchOnly {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// Unsupported returns the vllm bench serve flags vbench does not implement
+// yet, each with the reason, sorted by flag.
+func Unsupported() [][2]string {
+	out := make([][2]string, 0, len(unsupported))
+	for name, reason := range unsupported {
+		out = append(out, [2]string{name, reason})
+	}
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	return out
+}

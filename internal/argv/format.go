@@ -1,0 +1,320 @@
+package argv
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// Format returns the arguments of `vllm bench serve` (the words after
+// "serve") that run s: vLLM's flags for the fields that differ from vLLM's
+// defaults, in the order of vbench serve --help. Parse gives back a
+// scenario with the same hash, except for the fields Dropped lists.
+//
+// A scenario that has no vllm bench serve form is an error naming the
+// field: the built-in simulator, sweep/repeat/compare, a CA file, a
+// tokenizer revision, and anything vbench serve does not support yet.
+func Format(s *scenario.Scenario) ([]string, error) {
+	if err := formattable(s); err != nil {
+		return nil, err
+	}
+	def := argvDefault()
+	var out []string
+	for _, f := range flags {
+		if f.vbenchOnly {
+			continue
+		}
+		vals, err := flagValues(s, f.name)
+		if err != nil {
+			return nil, err
+		}
+		dvals, _ := flagValues(def, f.name)
+		if vals == nil || (dvals != nil && slices.Equal(vals, dvals)) {
+			continue
+		}
+		switch f.arity {
+		case arityZero:
+			out = append(out, f.name)
+		case arityOne:
+			if v := vals[0]; v == "" || strings.HasPrefix(v, "-") {
+				out = append(out, f.name+"="+v)
+			} else {
+				out = append(out, f.name, v)
+			}
+		default:
+			out = append(out, f.name)
+			out = append(out, vals...)
+		}
+	}
+	return out, nil
+}
+
+// Dropped lists the fields of s that Format leaves out because vllm bench
+// serve has no flag for them and they do not change the benchmark: the
+// name, and output.records false (vbench serve writes records only with
+// --vbench-extras).
+func Dropped(s *scenario.Scenario) []string {
+	var out []string
+	if s.Name != "" {
+		out = append(out, fmt.Sprintf("name %q", s.Name))
+	}
+	if !s.Output.Records {
+		out = append(out, "output.records false")
+	}
+	return out
+}
+
+// argvDefault is the scenario of an empty command line.
+var argvDefault = sync.OnceValue(func() *scenario.Scenario {
+	s, err := Parse(nil, Options{})
+	if err != nil {
+		panic(fmt.Sprintf("internal error: the empty command line does not parse: %v", err))
+	}
+	return s
+})
+
+// formattable reports why s has no vllm bench serve form, if it has none.
+func formattable(s *scenario.Scenario) error {
+	no := func(field, why string) error { return &Error{Flag: field, Msg: why} }
+	unsupportedFlag := func(field, flag string) error {
+		return &Error{Flag: field, Msg: fmt.Sprintf("vbench serve does not support %s yet (%s)", flag, unsupported[flag]), Unsupported: true}
+	}
+	t, o := s.Target, s.Output
+	switch {
+	case s.Sweep != nil || s.Repeat != nil || s.Compare != nil:
+		return no("sweep/repeat/compare", "an experiment has no vllm bench serve form (one command line is one run)")
+	case t.Simulator != nil:
+		return no("target.simulator", "the built-in simulator has no vllm bench serve form (run `vbench sim` and set target.base_url instead)")
+	case t.CAFile != "":
+		return no("target.ca_file", "vllm bench serve has no flag for a CA file")
+	case s.Tokenizer.Revision != "":
+		return no("tokenizer.revision", "vllm bench serve has no flag for a tokenizer revision")
+	case s.Dataset.Random == nil:
+		return &Error{Flag: "dataset " + s.Dataset.Kind(), Msg: "vbench serve does not support this dataset yet (it implements random so far)", Unsupported: true}
+	case !slices.Contains(flagByName["--backend"].supported, t.Backend):
+		return &Error{Flag: "target.backend " + t.Backend, Msg: "vbench serve does not support this backend yet", Unsupported: true}
+	case s.Dataset.Random.BatchSize != 1:
+		return unsupportedFlag("dataset.random.batch_size", "--random-batch-size")
+	case t.LoraModules != nil:
+		return unsupportedFlag("target.lora_modules", "--lora-modules")
+	case t.LoraAssignment != "random":
+		return unsupportedFlag("target.lora_assignment", "--lora-assignment")
+	case t.Profile:
+		return unsupportedFlag("target.profile", "--profile")
+	case s.Load.ProbeRequestRate != 0:
+		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
+	case o.PlotTimeline:
+		return unsupportedFlag("output.plot_timeline", "--plot-timeline")
+	case o.PlotDatasetStats:
+		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
+	case !slices.Equal(o.TimelineITLThresholds, []float64{25, 50}):
+		return unsupportedFlag("output.timeline_itl_thresholds", "--timeline-itl-thresholds")
+	case s.Seed < 0 || s.Seed > math.MaxUint32:
+		return no(fmt.Sprintf("seed %d", s.Seed), "vllm bench serve takes seeds from 0 to 4294967295 (numpy's seed range)")
+	}
+	return nil
+}
+
+// flagValues returns the values that flag name takes for s, as Format
+// writes them; nil when the flag is not set (or cannot be, like
+// --input-len, which Format never writes). A store_true flag that is set
+// has an empty, non-nil slice.
+func flagValues(s *scenario.Scenario, name string) ([]string, error) {
+	one := func(v string) []string { return []string{v} }
+	str := func(v string) []string {
+		if v == "" {
+			return nil
+		}
+		return one(v)
+	}
+	boolean := func(b bool) []string {
+		if b {
+			return []string{}
+		}
+		return nil
+	}
+	intp := func(p *int) []string {
+		if p == nil {
+			return nil
+		}
+		return one(strconv.Itoa(*p))
+	}
+	floatp := func(p *float64) []string {
+		if p == nil {
+			return nil
+		}
+		return one(formatFloat(*p))
+	}
+	t, r, l, sm, o := s.Target, s.Dataset.Random, s.Load, s.Sampling, s.Output
+	switch name {
+	case "--backend":
+		return one(t.Backend), nil
+	case "--base-url":
+		return str(t.BaseURL), nil
+	case "--host":
+		return one(t.Host), nil
+	case "--port":
+		return one(strconv.Itoa(t.Port)), nil
+	case "--endpoint":
+		return one(t.Endpoint), nil
+	case "--header":
+		return pairs("target.headers", t.Headers)
+	case "--model":
+		return str(t.Model), nil
+	case "--served-model-name":
+		return str(t.ServedModelName), nil
+	case "--request-id-prefix":
+		return str(t.RequestIDPrefix), nil
+	case "--insecure":
+		return boolean(t.Insecure), nil
+	case "--tokenizer":
+		return str(s.Tokenizer.Name), nil
+	case "--tokenizer-mode":
+		return one(s.Tokenizer.Mode), nil
+	case "--trust-remote-code":
+		return boolean(s.Tokenizer.TrustRemoteCode), nil
+	case "--skip-tokenizer-init":
+		return boolean(s.Tokenizer.SkipInit), nil
+	case "--seed":
+		return one(strconv.FormatInt(s.Seed, 10)), nil
+	case "--dataset-name":
+		return one(s.Dataset.Kind()), nil
+	case "--random-input-len":
+		return one(strconv.Itoa(r.InputLen)), nil
+	case "--random-output-len":
+		return one(strconv.Itoa(r.OutputLen)), nil
+	case "--random-range-ratio":
+		if r.RangeRatio.Input == r.RangeRatio.Output {
+			return one(formatFloat(r.RangeRatio.Input)), nil
+		}
+		return one(fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.RangeRatio.Input), formatFloat(r.RangeRatio.Output))), nil
+	case "--random-prefix-len":
+		return one(strconv.Itoa(r.PrefixLen)), nil
+	case "--input-len", "--output-len":
+		return nil, nil
+	case "--num-prompts":
+		return one(strconv.Itoa(l.NumPrompts)), nil
+	case "--request-rate":
+		return one(formatFloat(float64(l.RequestRate))), nil
+	case "--burstiness":
+		return one(formatFloat(float64(l.Burstiness))), nil
+	case "--max-concurrency":
+		return intp(l.MaxConcurrency), nil
+	case "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps":
+		return rampUp(l.RampUp, name)
+	case "--num-warmups":
+		return one(strconv.Itoa(l.NumWarmups)), nil
+	case "--ready-check-timeout-sec":
+		return one(strconv.Itoa(l.ReadyCheckTimeoutSec)), nil
+	case "--temperature":
+		return floatp(sm.Temperature), nil
+	case "--top-p":
+		return floatp(sm.TopP), nil
+	case "--top-k":
+		return intp(sm.TopK), nil
+	case "--min-p":
+		return floatp(sm.MinP), nil
+	case "--frequency-penalty":
+		return floatp(sm.FrequencyPenalty), nil
+	case "--presence-penalty":
+		return floatp(sm.PresencePenalty), nil
+	case "--repetition-penalty":
+		return floatp(sm.RepetitionPenalty), nil
+	case "--ignore-eos":
+		return boolean(sm.IgnoreEOS), nil
+	case "--logprobs":
+		return intp(sm.Logprobs), nil
+	case "--extra-body":
+		if len(sm.ExtraBody) == 0 {
+			return nil, nil
+		}
+		j, err := compactJSON(sm.ExtraBody)
+		if err != nil {
+			return nil, &Error{Flag: "sampling.extra_body", Msg: fmt.Sprintf("cannot be written as JSON: %v", err)}
+		}
+		return one(j), nil
+	case "--percentile-metrics":
+		return one(strings.Join(s.Metrics.PercentileMetrics, ",")), nil
+	case "--metric-percentiles":
+		ps := make([]string, len(s.Metrics.MetricPercentiles))
+		for i, p := range s.Metrics.MetricPercentiles {
+			ps[i] = formatFloat(p)
+		}
+		return one(strings.Join(ps, ",")), nil
+	case "--goodput":
+		if len(s.Metrics.Goodput) == 0 {
+			return nil, nil
+		}
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(s.Metrics.Goodput)) {
+			out = append(out, k+":"+formatFloat(s.Metrics.Goodput[k]))
+		}
+		return out, nil
+	case "--save-result":
+		return boolean(o.SaveResult), nil
+	case "--save-detailed":
+		return boolean(o.SaveDetailed), nil
+	case "--append-result":
+		return boolean(o.AppendResult), nil
+	case "--result-dir":
+		return str(o.ResultDir), nil
+	case "--result-filename":
+		return str(o.ResultFilename), nil
+	case "--label":
+		return str(o.Label), nil
+	case "--metadata":
+		return pairs("output.metadata", o.Metadata)
+	case "--disable-tqdm":
+		return boolean(o.DisableTqdm), nil
+	}
+	return nil, fmt.Errorf("internal error: flag %s has no formatter", name)
+}
+
+// rampUp returns the values of the ramp-up flag name.
+func rampUp(r *scenario.RampUp, name string) ([]string, error) {
+	if r == nil {
+		return nil, nil
+	}
+	rate := r.StartRPS
+	switch name {
+	case "--ramp-up-strategy":
+		return []string{r.Strategy}, nil
+	case "--ramp-up-end-rps":
+		rate = r.EndRPS
+	}
+	if rate != math.Trunc(rate) || math.Abs(rate) > 1<<53 {
+		return nil, &Error{Flag: "load.ramp_up", Msg: fmt.Sprintf("vllm bench serve takes whole ramp-up rates, got %s", formatFloat(rate))}
+	}
+	return []string{strconv.FormatInt(int64(rate), 10)}, nil
+}
+
+// pairs writes a header or metadata map as KEY=VALUE values, sorted by
+// key. vLLM strips both sides and splits at the first "=", so a key with
+// "=" or either side with surrounding whitespace cannot be written. A pair
+// that would start with "-" (and so read as an option) gets a leading
+// space, which vLLM strips.
+func pairs(field string, m map[string]string) ([]string, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		if strings.Contains(k, "=") || strings.Trim(k, pySpace) != k || strings.Trim(v, pySpace) != v {
+			return nil, &Error{Flag: fmt.Sprintf("%s %q", field, k),
+				Msg: "has no vllm bench serve form (vLLM splits KEY=VALUE at the first \"=\" and strips spaces around both)"}
+		}
+		pair := k + "=" + v
+		if strings.HasPrefix(pair, "-") {
+			pair = " " + pair
+		}
+		out = append(out, pair)
+	}
+	return out, nil
+}

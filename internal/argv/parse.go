@@ -1,0 +1,391 @@
+package argv
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// Options control Parse.
+type Options struct {
+	// ReadFile reads the file of --config; nil means os.ReadFile.
+	ReadFile func(name string) ([]byte, error)
+}
+
+// Command is a parsed vllm bench serve command line.
+type Command struct {
+	// Scenario is the equivalent scenario, resolved against the schema and
+	// validated.
+	Scenario *scenario.Scenario
+	// Extras is --vbench-extras: the result JSON gets the "vbench" object and
+	// the per-request records are written, as with vbench run.
+	Extras bool
+	// MetadataOrder is the order of the --metadata keys, which the
+	// scenario's metadata map does not keep.
+	MetadataOrder []string
+	// Sources maps each scenario field path a flag set (CUE syntax, e.g.
+	// "dataset.random.input_len") to that flag.
+	Sources map[string]string
+	// Warnings are things worth saying that do not stop the run: repeated
+	// flags, flags that have no effect.
+	Warnings []string
+}
+
+// Parse parses the arguments of `vllm bench serve` (everything after
+// "serve") into the equivalent scenario. See ParseCommand.
+func Parse(args []string, opts Options) (*scenario.Scenario, error) {
+	cmd, err := ParseCommand(args, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cmd.Scenario, nil
+}
+
+// ParseCommand parses the arguments of `vllm bench serve` the way vLLM's
+// FlexibleArgumentParser does (see rewrite for --config, underscores and
+// dotted options; argparse's abbreviations, NAME=VALUE, nargs and negative
+// numbers), applies vLLM's types, defaults and choices, runs vLLM's
+// validation, and maps the result onto a scenario.
+//
+// Errors are *Error, one line naming the flag, except that -h, --help and
+// --help=KEYWORD return a *HelpError (errors.Is(err, ErrHelp)). A flag
+// vbench does not implement yet (see Unsupported) is an *Error with
+// Unsupported set.
+func ParseCommand(args []string, opts Options) (*Command, error) {
+	rw, err := rewrite(args, opts)
+	if err != nil {
+		return nil, err
+	}
+	toks := make([]token, len(rw.args))
+	for i, a := range rw.args {
+		if toks[i], err = classify(a); err != nil {
+			return nil, err
+		}
+	}
+	n := newNamespace()
+	p := &parser{ns: n, raw: map[string]string{}}
+	if err := p.consume(toks, rw.helpKeyword, rw.fromConfig); err != nil {
+		return nil, err
+	}
+	for _, k := range rw.duplicateKeys {
+		p.warnings = append(p.warnings, fmt.Sprintf("duplicate key %s: the last value wins", k))
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	sc, sources, err := p.scenario()
+	if err != nil {
+		return nil, err
+	}
+	return &Command{Scenario: sc, Extras: n.extras, MetadataOrder: n.metadataOrder, Sources: sources, Warnings: p.warnings}, nil
+}
+
+// parser holds the state of one parse.
+type parser struct {
+	ns *namespace
+	// given lists the flags given, in order, each once (its last place).
+	given []string
+	// raw is the last value text of each flag given, for error messages.
+	raw      map[string]string
+	warnings []string
+}
+
+// consume walks the classified tokens as argparse does: each option takes
+// the values its arity allows from the tokens that follow it (or its =VALUE),
+// and any value left over is an error. fromConfig counts the options the
+// --config file gave, which do not count as repeats.
+func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string]int) error {
+	var extras []string
+	var unknown string
+	count := map[string]int{}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.kind {
+		case tokValue:
+			extras = append(extras, t.text)
+			continue
+		case tokUnknown:
+			if unknown == "" {
+				unknown = t.text
+			}
+			extras = append(extras, t.text)
+			continue
+		case tokEnd:
+			for _, r := range toks[i+1:] {
+				extras = append(extras, r.text)
+			}
+			i = len(toks)
+			continue
+		}
+		if t.name == "-h" || t.name == "--help" {
+			if t.explicit != nil && *t.explicit != "" {
+				return flagErr("-h/--help", fmt.Sprintf("ignored explicit argument %s", pyRepr(*t.explicit)))
+			}
+			return &HelpError{Keyword: helpKeyword}
+		}
+		if reason, ok := unsupported[t.name]; ok {
+			return &Error{Flag: t.name, Msg: "not supported yet (" + reason + ")", Unsupported: true}
+		}
+		f := flagByName[t.name]
+		var vals []string
+		if t.explicit != nil {
+			if f.arity == arityZero {
+				return flagErr(f.name, fmt.Sprintf("ignored explicit argument %s (the flag takes no value)", pyRepr(*t.explicit)))
+			}
+			vals = []string{*t.explicit}
+		} else {
+			j := i + 1
+			for j < len(toks) && toks[j].kind == tokValue {
+				j++
+			}
+			avail := toks[i+1 : j]
+			switch f.arity {
+			case arityOne:
+				if len(avail) == 0 {
+					return flagErr(f.name, "expected one argument")
+				}
+				avail = avail[:1]
+			case arityPlus:
+				if len(avail) == 0 {
+					return flagErr(f.name, "expected at least one argument")
+				}
+			case arityZero:
+				avail = nil
+			}
+			for _, a := range avail {
+				vals = append(vals, a.text)
+			}
+			i += len(avail)
+		}
+		display := f.name
+		for _, v := range vals {
+			if v == "" || strings.ContainsAny(v, pySpace) {
+				v = pyRepr(v)
+			}
+			display += " " + v
+		}
+		if err := p.checkChoice(f, vals); err != nil {
+			return err
+		}
+		if err := f.set(p.ns, vals); err != nil {
+			return flagErr(display, err.Error())
+		}
+		count[f.name]++
+		p.given = slices.DeleteFunc(p.given, func(s string) bool { return s == f.name })
+		p.given = append(p.given, f.name)
+		p.raw[f.name] = display
+	}
+	if len(extras) > 0 {
+		msg := "unrecognized arguments: " + strings.Join(extras, " ")
+		if unknown != "" {
+			if s := suggest(strings.SplitN(unknown, "=", 2)[0]); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+		}
+		return &Error{Msg: msg}
+	}
+	for _, name := range p.given {
+		// A flag of the --config file that the command line overrides is
+		// the intended use, not worth a warning.
+		if n := count[name] - fromConfig[name]; n > 1 {
+			p.warnings = append(p.warnings, fmt.Sprintf("%s was given %d times: the last one wins", name, n))
+		}
+	}
+	return nil
+}
+
+// checkChoice applies a flag's choices: a value outside them is vLLM's
+// "invalid choice"; one vbench does not implement yet is unsupported.
+func (p *parser) checkChoice(f *flagDef, vals []string) error {
+	if f.choices == nil {
+		return nil
+	}
+	v := vals[0]
+	if !slices.Contains(f.choices, v) {
+		return flagErr(f.name, fmt.Sprintf("invalid choice: %s (choose from %s)", pyRepr(v), strings.Join(f.choices, ", ")))
+	}
+	if f.supported != nil && !slices.Contains(f.supported, v) {
+		return &Error{Flag: f.name + " " + v, Unsupported: true,
+			Msg: fmt.Sprintf("not supported yet (vbench serve implements %s so far)", strings.Join(f.supported, ", "))}
+	}
+	return nil
+}
+
+// suggest returns the option closest to name when it is close enough to
+// be a typo (an edit distance of at most a quarter of its length), else "".
+func suggest(name string) string {
+	best, bestDist := "", len(name)/4+1
+	for _, o := range optionNames {
+		if d := editDistance(name, o); d < bestDist {
+			best, bestDist = o, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// validate applies the checks vLLM's main_async makes before running, with
+// one-line errors naming the flags.
+func (p *parser) validate() error {
+	n := p.ns
+	if c := n.maxConcurrency; c != nil && *c <= 0 {
+		return flagErr(p.raw["--max-concurrency"], "must be greater than 0 (leave it out for no limit)")
+	}
+	if n.seed < 0 || n.seed > math.MaxUint32 {
+		return flagErr(p.raw["--seed"], "must be between 0 and 4294967295 (numpy's seed range)")
+	}
+	if n.rampUpStrategy == "" {
+		for _, name := range []string{"--ramp-up-start-rps", "--ramp-up-end-rps"} {
+			if p.raw[name] != "" {
+				p.warnings = append(p.warnings, name+" has no effect without --ramp-up-strategy (as in vllm bench serve)")
+			}
+		}
+		return nil
+	}
+	strategy := p.raw["--ramp-up-strategy"]
+	switch {
+	case !math.IsInf(n.requestRate, 1):
+		return flagErr(p.raw["--request-rate"], "must not be set with --ramp-up-strategy: the ramp-up parameters control the request rate")
+	case n.rampUpStart == nil || n.rampUpEnd == nil:
+		return flagErr(strategy, "needs both --ramp-up-start-rps and --ramp-up-end-rps")
+	case *n.rampUpStart < 0 || *n.rampUpEnd < 0:
+		return flagErr("--ramp-up-start-rps/--ramp-up-end-rps", fmt.Sprintf("must be non-negative (got %d and %d)", *n.rampUpStart, *n.rampUpEnd))
+	case *n.rampUpStart > *n.rampUpEnd:
+		return flagErr("--ramp-up-start-rps", fmt.Sprintf("must not exceed --ramp-up-end-rps (got %d > %d)", *n.rampUpStart, *n.rampUpEnd))
+	case n.rampUpStrategy == "exponential" && *n.rampUpStart == 0:
+		return flagErr(p.raw["--ramp-up-start-rps"], "an exponential ramp-up cannot start at 0")
+	}
+	return nil
+}
+
+// scenario maps the namespace onto a scenario and resolves it against the
+// schema, so that it is exactly what a scenario file with these values
+// gives. It also returns which flag set each field.
+func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
+	n := p.ns
+	sc := scenario.Default()
+	sc.Seed = n.seed
+
+	t := &sc.Target
+	t.Backend, t.BaseURL, t.Host, t.Port, t.Endpoint = n.backend, n.baseURL, n.host, int(n.port), n.endpoint
+	t.Headers, t.Model, t.ServedModelName, t.Insecure = n.headers, n.model, n.servedModelName, n.insecure
+	if n.requestIDPrefix != nil {
+		t.RequestIDPrefix = *n.requestIDPrefix
+	}
+
+	sc.Tokenizer.Name, sc.Tokenizer.Mode = n.tokenizer, n.tokenizerMode
+	sc.Tokenizer.TrustRemoteCode, sc.Tokenizer.SkipInit = n.trustRemoteCode, n.skipTokenizerInit
+
+	r := &scenario.RandomDataset{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
+		RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
+	if n.inputLen != nil {
+		r.InputLen = int(*n.inputLen)
+	}
+	if n.outputLen != nil {
+		r.OutputLen = int(*n.outputLen)
+	}
+	sc.Dataset = scenario.Dataset{Random: r}
+
+	l := &sc.Load
+	l.NumPrompts, l.RequestRate, l.Burstiness = int(n.numPrompts), scenario.Float(n.requestRate), scenario.Float(n.burstiness)
+	l.MaxConcurrency = intPtr(n.maxConcurrency)
+	if n.rampUpStrategy != "" {
+		l.RampUp = &scenario.RampUp{Strategy: n.rampUpStrategy, StartRPS: float64(*n.rampUpStart), EndRPS: float64(*n.rampUpEnd)}
+	}
+	l.NumWarmups, l.ReadyCheckTimeoutSec = int(n.numWarmups), int(n.readyCheck)
+
+	s := &sc.Sampling
+	s.Temperature, s.TopP, s.MinP = n.temperature, n.topP, n.minP
+	s.FrequencyPenalty, s.PresencePenalty, s.RepetitionPenalty = n.frequencyPenalty, n.presencePenalty, n.repetitionPenalty
+	s.TopK, s.Logprobs, s.IgnoreEOS, s.ExtraBody = intPtr(n.topK), intPtr(n.logprobs), n.ignoreEOS, n.extraBody
+
+	sc.Metrics.PercentileMetrics, sc.Metrics.MetricPercentiles, sc.Metrics.Goodput = n.percentileMetrics, n.metricPercentiles, n.goodput
+	if len(n.goodput) == 0 {
+		sc.Metrics.Goodput = nil
+	}
+
+	o := &sc.Output
+	o.SaveResult, o.SaveDetailed, o.AppendResult, o.DisableTqdm = n.saveResult, n.saveDetailed, n.appendResult, n.disableTqdm
+	o.ResultDir, o.ResultFilename, o.Label, o.Metadata = n.resultDir, n.resultFilename, n.label, n.metadata
+
+	sources := map[string]string{}
+	for _, name := range p.given {
+		for _, path := range flagByName[name].paths {
+			sources[path] = name
+		}
+	}
+	if n.inputLen != nil {
+		sources["dataset.random.input_len"] = "--input-len"
+	}
+	if n.outputLen != nil {
+		sources["dataset.random.output_len"] = "--output-len"
+	}
+
+	data, err := json.Marshal(sc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("internal error: encode scenario: %w", err)
+	}
+	resolved, err := scenario.LoadBytes("vllm-argv.json", data, scenario.Options{})
+	if err != nil {
+		return nil, nil, p.schemaError(err, sources)
+	}
+	return resolved, sources, nil
+}
+
+// schemaError turns a scenario error into one line about the flag that set
+// the offending field.
+func (p *parser) schemaError(err error, sources map[string]string) error {
+	var e *scenario.Error
+	if !errors.As(err, &e) || len(e.Problems) == 0 {
+		return err
+	}
+	prob := e.Problems[0]
+	more := ""
+	if len(e.Problems) > 1 {
+		more = fmt.Sprintf(" (and %d more problems)", len(e.Problems)-1)
+	}
+	flag, best := "", ""
+	for path, name := range sources {
+		under := prob.Path == path || strings.HasPrefix(prob.Path, path+".") || strings.HasPrefix(prob.Path, path+"[")
+		if under && len(path) > len(best) {
+			flag, best = name, path
+		}
+	}
+	if flag == "" {
+		return &Error{Msg: fmt.Sprintf("%s: %s%s", prob.Path, prob.Msg, more)}
+	}
+	return flagErr(p.raw[flag], prob.Msg+more)
+}
+
+func intPtr(p *int64) *int {
+	if p == nil {
+		return nil
+	}
+	v := int(*p)
+	return &v
+}
