@@ -19,6 +19,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
@@ -292,45 +293,17 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		rec.Error = statusError(resp)
 		return
 	}
-	var text strings.Builder
-	var perr error
-	err = readSSE(resp.Body, now, func(data []byte, t time.Duration) bool {
-		if bytes.Equal(data, doneMarker) {
-			return true
-		}
-		var m message
-		if err := json.Unmarshal(data, &m); err != nil {
-			perr = fmt.Errorf("invalid JSON in SSE message: %w: %.200q", err, data)
-			return false
-		}
-		if len(m.Choices) > 0 {
-			rec.Chunks = append(rec.Chunks, t)
-			rec.End = t
-			ch := m.Choices[0]
-			if c.kind.Chat {
-				if ch.Delta != nil && ch.Delta.Content != nil {
-					text.WriteString(*ch.Delta.Content)
-				}
-			} else if ch.Text != nil {
-				text.WriteString(*ch.Text)
-			}
-		}
-		// vLLM reads usage only from a chunk without choices; some servers
-		// put it in the last content chunk, so read it wherever it is.
-		if m.Usage != nil {
-			if m.Usage.CompletionTokens != nil {
-				rec.OutputTokens = *m.Usage.CompletionTokens
-			}
-			if m.Usage.PromptTokens != nil {
-				rec.PromptLen = *m.Usage.PromptTokens
-			}
-		}
-		return true
-	})
-	rec.GeneratedText = text.String()
+	tb := textPool.Get().(*[]byte)
+	st := stream{rec: rec, chat: c.kind.Chat, text: (*tb)[:0]}
+	err = readSSE(resp.Body, now, st.message)
+	rec.GeneratedText = string(st.text)
+	if cap(st.text) <= maxPooledText {
+		*tb = st.text
+		textPool.Put(tb)
+	}
 	switch {
-	case perr != nil:
-		rec.Error = perr.Error()
+	case st.err != nil:
+		rec.Error = st.err.Error()
 	case err != nil:
 		rec.Error = requestError(err)
 	case len(rec.Chunks) == 0:
@@ -340,18 +313,49 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	}
 }
 
-// message is the part of a streamed completion chunk the metrics need.
-type message struct {
-	Choices []struct {
-		Text  *string `json:"text"`
-		Delta *struct {
-			Content *string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     *int `json:"prompt_tokens"`
-		CompletionTokens *int `json:"completion_tokens"`
-	} `json:"usage"`
+// textPool recycles the buffers the generated text is collected in, so a
+// request allocates its text once, at its final size.
+var textPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledText is the largest text buffer kept for reuse.
+const maxPooledText = 1 << 20
+
+// stream folds the SSE messages of one response into its record.
+type stream struct {
+	rec  *record.Record
+	chat bool
+	text []byte // the generated text so far
+	err  error  // the first invalid message
+}
+
+// message handles one SSE message received at t (taken when the read that
+// completed it returned, before any parsing): a message with a non-empty
+// choices array is a chunk (its time is recorded, choices[0]'s text
+// appended); usage counts are read wherever they are (vLLM reads them only
+// from a chunk without choices; some servers put them in the last content
+// chunk). It returns false to stop reading at an invalid message.
+func (st *stream) message(data []byte, t time.Duration) bool {
+	if bytes.Equal(data, doneMarker) {
+		return true
+	}
+	var f chunkFields
+	var err error
+	if st.text, err = decodeChunk(data, st.chat, st.text, &f); err != nil {
+		st.err = fmt.Errorf("invalid JSON in SSE message: %w: %.200q", err, data)
+		return false
+	}
+	rec := st.rec
+	if f.choices {
+		rec.Chunks = append(rec.Chunks, t)
+		rec.End = t
+	}
+	if f.hasCompletion {
+		rec.OutputTokens = f.completionTokens
+	}
+	if f.hasPrompt {
+		rec.PromptLen = f.promptTokens
+	}
+	return true
 }
 
 // statusError is vLLM's error text for a non-200 response (the reason

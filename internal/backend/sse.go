@@ -4,13 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // minSSEBuffer is the initial read buffer. It grows (doubling) when one SSE
-// message does not fit, so 1 MB events cost a few reallocations per
-// connection, not a collapse in throughput.
-const minSSEBuffer = 32 << 10
+// message does not fit, so 1 MB events cost a few reallocations, not a
+// collapse in throughput. Buffers are recycled through ssePool, so a run
+// allocates about one per concurrent stream, not one per request.
+const minSSEBuffer = 4 << 10
+
+// maxPooledSSEBuffer is the largest buffer kept for reuse; larger ones (grown
+// for huge events) are left to the garbage collector.
+const maxPooledSSEBuffer = 4 << 20
+
+// ssePool holds *[]byte read buffers of at least minSSEBuffer bytes.
+var ssePool = sync.Pool{New: func() any {
+	b := make([]byte, minSSEBuffer)
+	return &b
+}}
 
 // sseReader frames a Server-Sent Events body into messages and stamps each
 // message with the time the read that completed it returned.
@@ -36,7 +49,14 @@ type sseReader struct {
 // fn returns false to stop reading. The returned error is the read error,
 // nil at EOF.
 func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
-	s := sseReader{buf: make([]byte, minSSEBuffer)}
+	pb := ssePool.Get().(*[]byte)
+	s := sseReader{buf: *pb}
+	defer func() {
+		if cap(s.buf) <= maxPooledSSEBuffer {
+			*pb = s.buf[:cap(s.buf)]
+			ssePool.Put(pb)
+		}
+	}()
 	var joined []byte
 	for {
 		if s.end == len(s.buf) {
@@ -67,7 +87,7 @@ func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.
 				return nil
 			}
 		}
-		if !s.early && s.start < s.end {
+		if !s.early && s.start < s.end && s.mayBeComplete() {
 			pending := s.buf[s.start:s.end]
 			if data := messageData(pending, &joined); data != nil && completeData(data) {
 				s.early = true
@@ -105,6 +125,25 @@ func (s *sseReader) makeRoom() {
 	nb := make([]byte, 2*len(s.buf))
 	copy(nb, s.buf[:s.end])
 	s.buf = nb
+}
+
+// mayBeComplete is a cheap, exact pre-test for completeData on the pending
+// partial message: when its unterminated last line is a data line whose
+// last byte is ASCII, not white space, and neither '}' nor ']', the data
+// cannot be complete JSON or [DONE]. It keeps the parts of a large event
+// from being rescanned on every read.
+func (s *sseReader) mayBeComplete() bool {
+	line := s.buf[s.lineStart:s.end]
+	if len(line) == 0 || !bytes.HasPrefix(line, []byte("data:")) {
+		return true
+	}
+	switch c := line[len(line)-1]; {
+	case c >= utf8.RuneSelf, c == '}', c == ']':
+		return true
+	case c == ' ', c == '\t', c == '\r', c == '\v', c == '\f', c == ':':
+		return true // white space (or an empty value) is trimmed: look closer
+	}
+	return false
 }
 
 // completeData reports whether a partial message's data is already whole:

@@ -133,7 +133,14 @@ func newRootCmd(p Process) *cobra.Command {
 		newVetCmd(p),
 		newExportCmd(p),
 		newSimCmd(p),
+		newCompareCmd(p),
+		newReportCmd(p),
+		newCalibrateCmd(p),
 		newVersionCmd(p),
+		newServeCmd(p),
+		newBenchCmd(p),
+		newImportCmd(p),
+		newTokenizeCmd(p),
 	)
 	return root
 }

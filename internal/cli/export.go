@@ -13,10 +13,14 @@ default filled in, as CUE, JSON or YAML, followed by its hash on stderr.
 
 The hash is the SHA-256 of the scenario's canonical form (sorted JSON): the
 same scenario always has the same hash, and any change of any field changes
-it. Header values are printed as <redacted>.`
+it. Header values are printed as <redacted>.
+
+--format argv prints the vllm bench serve command line that runs the scenario
+(the flags that differ from vLLM's defaults), for scenarios that have one.`
 
 const exportExamples = `  vbench export scenarios/quickstart.cue
-  vbench export scenarios/kimi-8k.cue --format yaml --set load.num_prompts=100`
+  vbench export scenarios/kimi-8k.cue --format yaml --set load.num_prompts=100
+  vbench export scenarios/kimi-8k.cue --format argv`
 
 func newExportCmd(p Process) *cobra.Command {
 	var sf scenarioFlags
@@ -32,7 +36,12 @@ func newExportCmd(p Process) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := scenario.Export(sc.Redacted(), format)
+			var out []byte
+			if format == "argv" {
+				out, err = exportArgv(p, sc)
+			} else {
+				out, err = scenario.Export(sc.Redacted(), format)
+			}
 			if err != nil {
 				return usageErr(err)
 			}
@@ -44,6 +53,6 @@ func newExportCmd(p Process) *cobra.Command {
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().StringVar(&format, "format", "cue", "output format: cue, json or yaml")
+	cmd.Flags().StringVar(&format, "format", "cue", "output format: cue, json, yaml, or argv (the vllm bench serve command line)")
 	return cmd
 }

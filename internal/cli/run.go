@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,17 +18,42 @@ output.save_result is set) has vllm bench serve's keys in its order, plus a
 "vbench" object with the version, the scenario hash and the resolved scenario.
 Per-request records are written as JSONL next to it.
 
+A scenario with sweep, repeat or compare is an experiment: it expands into
+runs (sweep points × variants × repeats), run interleaved so that drift over
+time does not line up with one point or variant (repeat by repeat, point by
+point, and the variants in turn: A B A B). Every run writes its own result
+JSON under output.result_dir, named after its variant, point and repeat
+("slow-max_concurrency=8-run=1.json"). Then the experiment prints a summary
+table (per metric the mean over repeats, with a 95 % Student-t confidence
+interval), compares each variant with the baseline (the relative change, its
+confidence interval and a verdict: better, worse or no significant
+difference), checks the gates, and writes summary.csv, summary.json,
+comparison.csv and report.html (throughput-latency charts) next to the
+results. --dry-run lists the runs; --resume skips runs whose result already
+exists with the same scenario hash.
+
 Exit codes: 0 success, 1 the run failed (e.g. every request failed), 2 bad
-usage or an invalid scenario. An interrupted run (Ctrl-C) still writes what it
-has and exits 1.`
+usage or an invalid scenario, 3 a compare gate failed. An interrupted run
+(Ctrl-C) still writes what it has and exits 1.`
 
 const runExamples = `  vbench run scenarios/quickstart.cue
   vbench run scenarios/kimi-8k.cue --set target.base_url=http://gpu:8000
   VBENCH_URL=http://gpu:8000 vbench run scenarios/kimi-8k.cue
-  vbench run base.cue overrides.yaml --set load.num_prompts=100`
+  vbench run base.cue overrides.yaml --set load.num_prompts=100
+
+  # experiments
+  vbench run scenarios/sweep-concurrency.cue --dry-run
+  vbench run scenarios/sweep-concurrency.cue --resume
+  vbench run scenarios/ab-compare.cue || echo "gate failed: exit $?"`
+
+// experimentFlags are run's experiment switches.
+type experimentFlags struct {
+	resume, dryRun bool
+}
 
 func newRunCmd(p Process) *cobra.Command {
 	var sf scenarioFlags
+	var ef experimentFlags
 	cmd := &cobra.Command{
 		Use:     "run FILE...",
 		Short:   "Run a scenario",
@@ -34,21 +61,37 @@ func newRunCmd(p Process) *cobra.Command {
 		Example: runExamples,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return doRun(cmd, p, &sf, args)
+			return doRun(cmd, p, &sf, &ef, args)
 		},
 	}
 	sf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&ef.resume, "resume", false, "experiments: skip runs whose result file exists with the same scenario hash")
+	cmd.Flags().BoolVar(&ef.dryRun, "dry-run", false, "list the runs (and their result files) without running them")
 	return cmd
 }
 
-func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, files []string) error {
+func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags, files []string) error {
 	sc, err := sf.load(p, files)
 	if err != nil {
 		return err
 	}
-	_, err = experiment.Run(cmd.Context(), sc, experiment.Env{
-		Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now,
-	})
+	env := experiment.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
+	if experiment.IsExperiment(sc) {
+		plan, err := experiment.Expand(sc)
+		if err != nil {
+			return usageErr(err)
+		}
+		_, err = experiment.Execute(cmd.Context(), plan, env, experiment.Options{Resume: ef.resume, DryRun: ef.dryRun})
+		return experimentErr(err)
+	}
+	if ef.resume {
+		return usageErr(errors.New("--resume needs an experiment (a scenario with sweep, repeat or compare)"))
+	}
+	if ef.dryRun {
+		_, err := fmt.Fprintf(p.Stdout, "single run (no sweep, repeat or compare) of scenario %s\n", sc.Hash())
+		return err
+	}
+	_, err = experiment.Run(cmd.Context(), sc, env)
 	if err != nil {
 		return failErr(err)
 	}

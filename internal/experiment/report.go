@@ -23,6 +23,10 @@ type vbenchInfo struct {
 	ScenarioHash string             `json:"scenario_hash"`
 	Scenario     *scenario.Scenario `json:"scenario"`
 	Records      string             `json:"records,omitempty"`
+	// Experiment places the run in its experiment (sweep, repeat, compare).
+	Experiment *RunInfo `json:"experiment,omitempty"`
+	// ClientHealth is the client's send lag and CPU use during the run.
+	ClientHealth *clientHealth `json:"client_health,omitempty"`
 }
 
 // writeReports prints the failure lines and the result block, then writes
@@ -53,18 +57,20 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: tgt.modelID, Date: date, RampUp: ramp,
 		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
 	})
-	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted()}
-	if o.Records {
+	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
+		ClientHealth: newClientHealth(out.Health)}
+	writeRecords := o.Records && env.Argv.extras()
+	if writeRecords {
 		out.RecordsPath = recordsPath(path)
 		info.Records = filepath.Base(out.RecordsPath)
 	}
 	data, err := report.MarshalResult(report.ResultInput{
 		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
-		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
+		NumPrompts: sc.Load.NumPrompts, Metadata: env.Argv.metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res),
-		VBench:          info,
+		VBench:          env.Argv.vbenchObject(info),
 	})
 	if err != nil {
 		return fmt.Errorf("building the result JSON: %w", err)
@@ -73,7 +79,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return fmt.Errorf("writing the result: %w", err)
 	}
 	out.ResultPath = path
-	if o.Records {
+	if writeRecords {
 		var b bytes.Buffer
 		if err := record.WriteJSONL(&b, res.Records); err != nil {
 			return err

@@ -30,6 +30,11 @@ type Outcome struct {
 	RecordsPath string
 	// Interrupted reports the run was cancelled before it finished.
 	Interrupted bool
+	// Health is the client's health during the run: send lag and CPU use.
+	Health run.Health
+	// experiment places the run in its experiment; it is saved in the
+	// result's "vbench" object (nil for a single run).
+	experiment *RunInfo
 }
 
 // Run executes one scenario run end to end: tokenizer, target, dataset,
@@ -37,8 +42,14 @@ type Outcome struct {
 // result files. Experiment shapes (sweep, repeat, compare) are not handled
 // here.
 func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) {
+	return runOne(ctx, sc, env, nil)
+}
+
+// runOne is Run for one run of an experiment: exp, when not nil, is saved
+// as the "experiment" member of the result's "vbench" object.
+func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (*Outcome, error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
-		return nil, fmt.Errorf("sweep, repeat and compare are not implemented yet: run a single-run scenario")
+		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
 	tok, tokName, err := loadTokenizer(sc)
 	if err != nil {
@@ -161,8 +172,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 	})
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted}
-	if err := writeReports(sc, tgt, tokName, sum, res, end, env, out); err != nil {
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: res.Health()}
+	err = writeReports(sc, tgt, tokName, sum, res, end, env, out)
+	writeHealth(env.Stdout, out.Health)
+	if err != nil {
 		return out, err
 	}
 	if res.Interrupted {

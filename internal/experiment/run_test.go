@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/sim"
 )
 
 // vLLM's result keys (reference §9.2) for a generation run with the
@@ -195,16 +199,36 @@ output: {save_result: true, result_filename: "r.json"}
 }
 
 func TestRunInterruptedStillWritesResults(t *testing.T) {
-	// 20 requests at 10 req/s take about 2 s; cancel after 300 ms.
-	dir := t.TempDir()
-	sc, err := scenario.LoadBytes("test.cue", []byte(base+`load: request_rate: 10`), scenario.Options{
-		Sets: []string{`output.result_dir="` + dir + `"`, "load.num_prompts=20"},
-	})
+	// 20 requests at 10 req/s take about 2 s. The server cancels the run as
+	// soon as the first benchmark request reaches it, so the cut does not
+	// depend on how fast this machine prepares the run.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := sim.DefaultConfig()
+	cfg.TTFT, cfg.ITL = 5*time.Millisecond, time.Millisecond
+	simSrv, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" {
+			once.Do(cancel)
+		}
+		simSrv.Handler().ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(`
+target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 24, output_len: 6}
+load: {num_prompts: 20, request_rate: 10}
+output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
+`), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stdout bytes.Buffer
 	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {

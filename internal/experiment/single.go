@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ type Env struct {
 	Getenv func(string) string
 	// Now is the wall clock (result date, file names).
 	Now func() time.Time
+	// Argv, when set, runs in vbench serve's argv mode (see ArgvMode).
+	Argv *ArgvMode
 }
 
 // ErrAllFailed is returned (wrapped) when a run completed but every request failed.
@@ -105,25 +108,11 @@ type simTokenizer struct{ tokenizer.Tokenizer }
 
 func (s simTokenizer) Encode(text string) []int { return s.Tokenizer.Encode(text, false) }
 
-// loadTokenizer resolves the scenario's tokenizer: the built-in tiktoken
-// encodings for now (tokenizer.json and the Hub come with the tokenizer
-// work). It returns nil with skip_init.
+// loadTokenizer resolves the scenario's tokenizer (see loadTokenizerEnv),
+// reporting the choice on the process's stderr. It returns nil with
+// skip_init.
 func loadTokenizer(sc *scenario.Scenario) (tokenizer.Tokenizer, string, error) {
-	if sc.Tokenizer.SkipInit {
-		return nil, "", nil
-	}
-	name := sc.Tokenizer.Name
-	if name == "" {
-		name = sc.Target.Model
-	}
-	if name == "" && sc.Target.Simulator != nil {
-		name = sc.Target.Simulator.Model
-	}
-	if !tokenizer.IsBuiltin(name) {
-		return nil, name, fmt.Errorf("tokenizer %q: vbench can load only the built-in encodings o200k_base, cl100k_base, p50k_base and r50k_base so far; set tokenizer.name (or --tokenizer) to one of them", name)
-	}
-	tok, err := tokenizer.Builtin(name)
-	return tok, name, err
+	return loadTokenizerEnv(context.Background(), sc, Env{Stderr: os.Stderr, Getenv: os.Getenv})
 }
 
 // requestIDPrefix is the scenario's prefix or vLLM's default bench-<8 hex>-.

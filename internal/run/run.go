@@ -6,6 +6,7 @@ package run
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -50,12 +51,32 @@ type Result struct {
 	Start time.Time
 	// Interrupted reports that ctx was cancelled before every request ran.
 	Interrupted bool
+	// CPU is the CPU time the whole process used during the run (user and
+	// system), and GC its garbage collections.
+	CPU Usage
+	// GC counts the garbage collections during the run.
+	GC GCStats
+	// Procs is GOMAXPROCS during the run: the cores the client could use.
+	Procs int
+	// HostBusy is the share of the whole host's CPU time that was busy
+	// during the run (any process), or -1 when unknown.
+	HostBusy float64
+}
+
+// Health returns the client-health numbers of the run (see ComputeHealth).
+func (r *Result) Health() Health {
+	return ComputeHealth(r.Records, Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy})
 }
 
 // Run executes plan with sender. Request i is released at start+Offsets[i]
-// (an absolute deadline, so a late wake-up does not delay later requests),
-// recorded with Intended and Released, then admitted through the
-// concurrency limit and handed to the sender on its own goroutine.
+// (an absolute deadline, so a late wake-up does not delay later requests)
+// and recorded with Intended and Released. Without a concurrency limit it
+// is handed to the sender on a goroutine of its own at once. With a limit,
+// a released request starts on a new goroutine while fewer than
+// MaxConcurrency are in flight; otherwise it joins a FIFO queue, and the
+// goroutine of the next request to finish sends it. So the client holds at
+// most MaxConcurrency sender goroutines however many requests wait, and the
+// dispatcher never waits on a response.
 // Cancelling ctx stops dispatch and cancels requests in flight; their
 // records say so, and Run still returns every record it has.
 func Run(ctx context.Context, plan Plan, sender Sender) *Result {
@@ -64,15 +85,35 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	for i := range recs {
 		recs[i] = &record.Record{Index: i, Intended: plan.Offsets[i]}
 	}
-	var sem chan struct{}
-	if plan.MaxConcurrency > 0 {
-		sem = make(chan struct{}, plan.MaxConcurrency)
-	}
+	q := admission{limit: plan.MaxConcurrency}
+	var wg sync.WaitGroup
+	var doneMu sync.Mutex
+	procs := runtime.GOMAXPROCS(0)
+	gc0 := readGCStats()
+	host0 := ReadHostCPU()
+	cpu0 := ReadUsage()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
 
-	var wg sync.WaitGroup
-	var doneMu sync.Mutex
+	// work sends rec, then the queued requests while there are any.
+	work := func(rec *record.Record, queued bool) {
+		defer wg.Done()
+		for rec != nil {
+			if queued && ctx.Err() != nil {
+				rec.Start = now()
+				rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
+			} else {
+				sender.Send(ctx, rec.Index, rec, now)
+				if plan.OnDone != nil {
+					doneMu.Lock()
+					plan.OnDone(rec)
+					doneMu.Unlock()
+				}
+			}
+			rec, queued = q.next(), true
+		}
+	}
+
 	timer := time.NewTimer(0)
 	<-timer.C
 	released := 0
@@ -92,28 +133,62 @@ dispatch:
 		rec := recs[i]
 		rec.Released = now()
 		released++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-ctx.Done():
-					rec.Start = now()
-					rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
-					return
-				}
-			}
-			sender.Send(ctx, rec.Index, rec, now)
-			if plan.OnDone != nil {
-				doneMu.Lock()
-				plan.OnDone(rec)
-				doneMu.Unlock()
-			}
-		}()
+		if q.admit(rec) {
+			wg.Add(1)
+			go work(rec, false)
+		}
 	}
 	wg.Wait()
-	res := &Result{Records: recs[:released], Duration: now(), Start: start, Interrupted: released < n || ctx.Err() != nil}
-	return res
+	dur := now()
+	return &Result{
+		Records: recs[:released], Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
+		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs, HostBusy: ReadHostCPU().BusyFraction(host0),
+	}
+}
+
+// admission is the concurrency limit: a count of running senders and a
+// FIFO queue of released requests waiting for one.
+type admission struct {
+	limit   int // 0 = unlimited
+	mu      sync.Mutex
+	running int
+	queue   []*record.Record
+	head    int
+}
+
+// admit reports whether rec may start now on a new sender goroutine;
+// otherwise rec is queued.
+func (a *admission) admit(rec *record.Record) bool {
+	if a.limit <= 0 {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running < a.limit {
+		a.running++
+		return true
+	}
+	a.queue = append(a.queue, rec)
+	return false
+}
+
+// next hands a finishing sender the oldest queued request, or returns nil
+// and releases its slot.
+func (a *admission) next() *record.Record {
+	if a.limit <= 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.head < len(a.queue) {
+		rec := a.queue[a.head]
+		a.queue[a.head] = nil
+		a.head++
+		if a.head == len(a.queue) {
+			a.queue, a.head = a.queue[:0], 0
+		}
+		return rec
+	}
+	a.running--
+	return nil
 }

@@ -473,13 +473,11 @@ func (g *generation) stream(object string) {
 		}
 		now := time.Now()
 		for _, p := range g.pending[:n] {
-			m.lateness.record(now.Sub(p.due))
+			m.recordToken(p.k, now.Sub(p.due), now.Sub(p.c.last))
 			m.genTokens.Add(1)
 			if p.k == 0 {
 				m.promptTokens.Add(uint64(p.c.prompt))
 				m.ttft.observe(now.Sub(g.t0))
-			} else {
-				m.itl.observe(now.Sub(p.c.last))
 			}
 			p.c.last = now
 			if p.k == p.c.n-1 {

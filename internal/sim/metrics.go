@@ -142,6 +142,44 @@ type metrics struct {
 	finished       [numFinish]atomic.Uint64
 	ttft, itl, e2e *histogram
 	lateness       latencyHist
+
+	// Streamed token events by kind, for per-step deltas between two
+	// scrapes: a choice's first token (it sets the TTFT) and later tokens.
+	firstLate, nextLate     latencyHist
+	firstLateSq, nextLateSq atomicFloat // sums of squared lateness, s²
+	itlSq                   atomicFloat // sum of squared written ITLs, s²
+}
+
+// atomicFloat is a float64 sum safe for concurrent adds.
+type atomicFloat struct{ bits atomic.Uint64 }
+
+// add adds v.
+func (f *atomicFloat) add(v float64) {
+	for {
+		old := f.bits.Load()
+		if f.bits.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+v)) {
+			return
+		}
+	}
+}
+
+// load returns the sum.
+func (f *atomicFloat) load() float64 { return math.Float64frombits(f.bits.Load()) }
+
+// recordToken records the lateness of streamed token k of a choice, and
+// (k > 0) the inter-token latency it was written with.
+func (m *metrics) recordToken(k int, late, itl time.Duration) {
+	m.lateness.record(late)
+	l := max(late, 0).Seconds()
+	if k == 0 {
+		m.firstLate.record(late)
+		m.firstLateSq.add(l * l)
+		return
+	}
+	m.nextLate.record(late)
+	m.nextLateSq.add(l * l)
+	m.itl.observe(itl)
+	m.itlSq.add(itl.Seconds() * itl.Seconds())
 }
 
 func newMetrics() *metrics {
@@ -281,6 +319,32 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	b.WriteString("vbench_sim_write_lateness_seconds_count " + u(lat.count.Load()) + "\n")
 	header("vbench_sim_write_lateness_max_seconds", "gauge", "Largest event write lateness so far.")
 	b.WriteString("vbench_sim_write_lateness_max_seconds " + seconds(time.Duration(lat.maxNS.Load())) + "\n")
+
+	header("vbench_sim_event_lateness_seconds", "histogram",
+		`How long after its scheduled time the simulator flushed each streamed token, by event: "first" (a choice's first token, which sets the TTFT) or "next" (later tokens). Log-linear buckets within 1/32; only non-empty buckets are listed.`)
+	for _, e := range []struct {
+		name string
+		h    *latencyHist
+	}{{"first", &m.firstLate}, {"next", &m.nextLate}} {
+		lbl := `event="` + e.name + `"`
+		var cum uint64
+		for i := range e.h.counts {
+			if c := e.h.counts[i].Load(); c > 0 {
+				cum += c
+				sample("vbench_sim_event_lateness_seconds_bucket", lbl+`,le="`+seconds(time.Duration(latencyUpper(i)))+`"`, u(cum))
+			}
+		}
+		sample("vbench_sim_event_lateness_seconds_bucket", lbl+`,le="+Inf"`, u(cum))
+		sample("vbench_sim_event_lateness_seconds_sum", lbl, seconds(time.Duration(e.h.sumNS.Load())))
+		sample("vbench_sim_event_lateness_seconds_count", lbl, u(cum))
+	}
+	header("vbench_sim_event_lateness_squared_seconds_total", "counter",
+		"Sum of the squared lateness (s²) of streamed tokens, by event, for the variance between two scrapes.")
+	sample("vbench_sim_event_lateness_squared_seconds_total", `event="first"`, formatPyFloat(m.firstLateSq.load()))
+	sample("vbench_sim_event_lateness_squared_seconds_total", `event="next"`, formatPyFloat(m.nextLateSq.load()))
+	header("vbench_sim_written_itl_squared_seconds_total", "counter",
+		"Sum of the squared inter-token latencies (s²) of streamed tokens as written; with vllm:inter_token_latency_seconds' sum and count it gives their variance between two scrapes.")
+	sample("vbench_sim_written_itl_squared_seconds_total", labels, formatPyFloat(m.itlSq.load()))
 	header("vbench_sim_injected_failures_total", "counter", "Requests failed on purpose by fail-every.")
 	b.WriteString("vbench_sim_injected_failures_total " + u(m.injected.Load()) + "\n")
 

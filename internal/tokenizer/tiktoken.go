@@ -107,14 +107,16 @@ func builtin(name string) (*Tiktoken, error) {
 // pieces by the encoding's pattern (as tiktoken writes it today, matched
 // with the semantics of Rust's regex crate), and each piece is BPE-merged
 // by rank.
-// Text that spells a special token (such as "<|endoftext|>") is encoded as
-// ordinary text, never as the special id. Decode concatenates the tokens'
-// bytes (special ids decode to their text) and converts them to a string as
+// With the built-in encodings, text that spells a special token (such as
+// "<|endoftext|>") is encoded as ordinary text, never as the special id;
+// with a custom rank file (NewTiktokenFile) it is encoded as the special
+// token, as vLLM's Rust client does. Decode concatenates the tokens' bytes
+// (special ids decode to their text) and converts them to a string as
 // LossyUTF8 does; ids that are neither a token nor a special token are
 // skipped.
 //
-// A Tiktoken is safe for concurrent use. Get one from Builtin; the zero
-// value is not usable.
+// A Tiktoken is safe for concurrent use. Get one from Builtin or
+// NewTiktokenFile; the zero value is not usable.
 type Tiktoken struct {
 	name       string
 	bpe        bpe
@@ -124,6 +126,13 @@ type Tiktoken struct {
 	split      splitFunc
 	memo       *encodeMemo
 	vocabSize  int
+	// specialText finds special tokens in the text to encode (custom
+	// rank files, encoded as tiktoken's encode with allowed_special
+	// "all"); nil for the built-in encodings.
+	specialText *addedMatcher
+	// chat is the chat template of a rank file's config; nil for the
+	// built-in encodings.
+	chat *chatTemplate
 }
 
 var _ Tokenizer = (*Tiktoken)(nil)
@@ -142,6 +151,7 @@ func newTiktoken(name string, data []byte, specials map[string]int, split splitF
 		} else {
 			data = nil
 		}
+		line = bytes.TrimRight(line, "\r \t")
 		if len(line) == 0 {
 			continue
 		}
@@ -239,13 +249,38 @@ func (t *Tiktoken) SpecialIDs() []int { return slices.Clone(t.specialIDs) }
 func (t *Tiktoken) NumSpecialTokensToAdd() int { return 0 }
 
 // Encode returns the token ids of text. addSpecial has no effect (nothing
-// is added). Special-token text is encoded as ordinary text. Invalid UTF-8
-// is first replaced as LossyUTF8 does, since Python strings cannot hold it.
+// is added). Special-token text is encoded as ordinary text by the
+// built-in encodings and as the special token by custom rank files.
+// Invalid UTF-8 is first replaced as LossyUTF8 does, since Python strings
+// cannot hold it.
 //
 // Encode remembers recent long texts: a text sharing a prefix with one of
 // them reuses the pieces the prefix determines (see memo.go), with the same
 // result as encoding from scratch.
 func (t *Tiktoken) Encode(text string, addSpecial bool) []int {
+	if t.specialText == nil {
+		return t.encodeOrdinary(text)
+	}
+	if !utf8.ValidString(text) {
+		text = LossyUTF8([]byte(text))
+	}
+	var out []int
+	var buf [16]segment
+	for _, seg := range t.specialText.split(text, 0, buf[:0]) {
+		if seg.id >= 0 {
+			out = append(out, seg.id)
+		} else {
+			out = append(out, t.encodeOrdinary(seg.text)...)
+		}
+	}
+	if out == nil {
+		out = []int{}
+	}
+	return out
+}
+
+// encodeOrdinary is tiktoken's encode_ordinary.
+func (t *Tiktoken) encodeOrdinary(text string) []int {
 	if text == "" {
 		return []int{}
 	}
@@ -282,7 +317,7 @@ func (t *Tiktoken) Encode(text string, addSpecial bool) []int {
 	// shared with a remembered text, so it is valid UTF-8.)
 	rt, ok := decodeRunes(text[start:])
 	if !ok {
-		return t.Encode(LossyUTF8([]byte(text)), addSpecial)
+		return t.encodeOrdinary(LossyUTF8([]byte(text)))
 	}
 	for p := 0; p < rt.n; {
 		rt.hi = p

@@ -1,5 +1,9 @@
 // Package tokenizer provides the client-side tokenizers vbench uses to build
-// prompts of exact token lengths and to count output tokens.
+// prompts of exact token lengths and to count output tokens: Hugging Face
+// tokenizer.json files (HF), tiktoken encodings, built in or from rank
+// files (Tiktoken), and a server's /tokenize and /detokenize (Server).
+// Resolve chooses among them as vLLM does, downloading from the Hugging
+// Face Hub through package hub.
 package tokenizer
 
 // Tokenizer encodes text to token ids and back, with the few facts about its

@@ -45,10 +45,10 @@ func newVocabTable(dec decoder) (*vocabTable, error) {
 		if s == "" {
 			continue
 		}
-		if _, dup := t.get(s); dup {
-			return nil, fmt.Errorf("token %q has two ranks", s)
-		}
 		if len(s) > 255 {
+			if _, dup := t.huge[s]; dup {
+				return nil, fmt.Errorf("token %q has two ranks", s)
+			}
 			if t.huge == nil {
 				t.huge = make(map[string]uint32)
 			}
@@ -56,8 +56,13 @@ func newVocabTable(dec decoder) (*vocabTable, error) {
 			continue
 		}
 		lo, hi := packKey(s)
+		want := uint64(uint32(hi)) | uint64(len(s))<<32
 		i := vhash(lo, hi, s) & t.mask
-		for t.slots[i].hi>>32&0xff != 0 {
+		for sl := &t.slots[i]; sl.hi>>32&0xff != 0; sl = &t.slots[i] {
+			if sl.lo == lo && sl.hi&(1<<40-1) == want &&
+				(len(s) <= inlineKey || dec.token(int(sl.hi >> 40))[inlineKey:] == s[inlineKey:]) {
+				return nil, fmt.Errorf("token %q has two ranks", s)
+			}
 			i = (i + 1) & t.mask
 		}
 		t.slots[i] = vslot{lo: lo, hi: uint64(uint32(hi)) | uint64(len(s))<<32 | uint64(r)<<40}

@@ -1,0 +1,166 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/record"
+)
+
+// simEvent is one completions chunk as vLLM (and vbench sim) sends it.
+const simEvent = `data: {"id":"cmpl-bench-1-0","object":"text_completion","created":1767225600,"model":"vbench-sim","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null,"stop_reason":null}]}` + "\n\n"
+
+// sseBody returns n token events, the usage event and [DONE].
+func sseBody(n int, event string) string {
+	return strings.Repeat(event, n) +
+		`data: {"id":"cmpl-bench-1-0","object":"text_completion","created":1767225600,"model":"vbench-sim","choices":[],"usage":{"prompt_tokens":12,"total_tokens":` +
+		fmt.Sprint(12+n) + `,"completion_tokens":` + fmt.Sprint(n) + "}}\n\ndata: [DONE]\n\n"
+}
+
+// BenchmarkSSEDecode measures the client's per-event work on one core:
+// SSE framing plus the chunk decode and the record update Send does for
+// every message (events/s counts token events).
+func BenchmarkSSEDecode(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		event string
+		chat  bool
+	}{
+		{"completions", simEvent, false},
+		{"chat", `data: {"id":"chatcmpl-bench-1-0","object":"chat.completion.chunk","created":1767225600,"model":"vbench-sim","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}` + "\n\n", true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			const events = 1000
+			body := sseBody(events, tc.event)
+			rd := strings.NewReader(body)
+			rec := &record.Record{Chunks: make([]time.Duration, 0, events+1)}
+			st := stream{rec: rec, chat: tc.chat, text: make([]byte, 0, 8*events)}
+			now := func() time.Duration { return 0 }
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rd.Reset(body)
+				rec.Chunks, st.text = rec.Chunks[:0], st.text[:0]
+				if err := readSSE(rd, now, st.message); err != nil || st.err != nil || len(rec.Chunks) != events || rec.OutputTokens != events {
+					b.Fatalf("err %v %v, %d chunks, %d tokens", err, st.err, len(rec.Chunks), rec.OutputTokens)
+				}
+			}
+			b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkSSELargeEvents reads 1 MB events arriving in 64 KB reads, as a
+// long-context response with big chunks would: throughput in MB/s should
+// stay within a small factor of BenchmarkSSEDecode's.
+func BenchmarkSSELargeEvents(b *testing.B) {
+	event := `data: {"choices":[{"index":0,"text":"` + strings.Repeat("x", 1<<20) + `","finish_reason":null}]}` + "\n\n"
+	body := sseBody(8, event)
+	rec := &record.Record{}
+	st := stream{rec: rec}
+	now := func() time.Duration { return 0 }
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.Chunks, st.text = rec.Chunks[:0], st.text[:0]
+		if err := readSSE(&limitedReader{s: body, max: 64 << 10}, now, st.message); err != nil || len(rec.Chunks) != 8 {
+			b.Fatalf("err %v, %d chunks", err, len(rec.Chunks))
+		}
+	}
+}
+
+// limitedReader returns at most max bytes per Read.
+type limitedReader struct {
+	s   string
+	max int
+}
+
+func (r *limitedReader) Read(p []byte) (int, error) {
+	if len(r.s) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.max)], r.s)
+	r.s = r.s[n:]
+	return n, nil
+}
+
+// BenchmarkPrepare measures payload building (done before the clock
+// starts) per request, for a 1024-token-sized prompt and a 200 KB one.
+func BenchmarkPrepare(b *testing.B) {
+	for _, size := range []int{5 << 10, 200 << 10} {
+		for _, backend := range []string{"openai", "openai-chat"} {
+			b.Run(fmt.Sprintf("%s/%dKB", backend, size>>10), func(b *testing.B) {
+				url := "http://h/v1/completions"
+				if backend == "openai-chat" {
+					url = "http://h/v1/chat/completions"
+				}
+				c, err := New(Config{Backend: backend, URL: url, Model: "m", IgnoreEOS: true,
+					ExtraBody: map[string]any{"temperature": 0.0}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				reqs := []dataset.Request{{Prompt: strings.Repeat("hello <wörld> ", size/15), PromptLen: size / 5, OutputLen: 128}}
+				b.SetBytes(int64(len(reqs[0].Prompt)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Prepare(reqs, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSend sends requests over loopback HTTP/1.1 to a server that
+// streams a canned response, one request at a time: small prompt and
+// small events, a 200 KB prompt, and 1 MB events. Large bodies must cost
+// in proportion to their bytes, not collapse throughput.
+func BenchmarkSend(b *testing.B) {
+	bigEvent := `data: {"choices":[{"index":0,"text":"` + strings.Repeat("x", 1<<20) + `","finish_reason":null}]}` + "\n\n"
+	for _, tc := range []struct {
+		name   string
+		prompt int
+		body   string
+	}{
+		{"prompt=200B/events=64x200B", 200, sseBody(64, simEvent)},
+		{"prompt=200KB/events=64x200B", 200 << 10, sseBody(64, simEvent)},
+		{"prompt=200B/events=4x1MB", 200, sseBody(4, bigEvent)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			c, err := New(Config{Backend: "openai", URL: srv.URL + "/v1/completions", Model: "m", MaxConns: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			p, err := c.Prepare([]dataset.Request{{Prompt: strings.Repeat("x", tc.prompt), OutputLen: 64}}, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			now := func() time.Duration { return time.Since(start) }
+			b.SetBytes(int64(len(p[0].body) + len(tc.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var rec record.Record
+				c.Send(context.Background(), &p[0], &rec, now)
+				if !rec.Success {
+					b.Fatal(rec.Error)
+				}
+			}
+		})
+	}
+}

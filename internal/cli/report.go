@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/report"
+)
+
+const reportDoc = `Summarise saved results again, without running anything.
+
+DIR is searched recursively for result JSON files. Results written by a vbench
+experiment carry its shape (sweep points, variants, repeats, gates), so the
+report is the one the experiment printed: the summary table, the comparisons
+and the gates. Other results (vllm bench serve's, single vbench runs) are
+summarised as a set: the results in one directory are the repeats of one row
+named after it (the layout of vllm bench sweep), and each result directly in
+DIR is a row of its own.
+
+The summary goes to the console and to summary.csv, summary.json,
+comparison.csv (with variants) and report.html in DIR (or --output): a
+self-contained page with the throughput-latency charts (one line per
+variant) that opens offline.
+
+Exit codes: 0 success, 2 bad usage or no results, 3 a gate of the
+experiment failed.`
+
+const reportExamples = `  vbench report results/sweep-concurrency
+  vbench report results/ab-compare --output /tmp/report
+  vbench report results/ --experiment sweep-concurrency
+  vbench report results/ --experiment sha256:1f2e`
+
+func newReportCmd(p Process) *cobra.Command {
+	var opt experiment.ReportOptions
+	var out string
+	cmd := &cobra.Command{
+		Use:     "report DIR",
+		Short:   "Re-render the summaries and charts of saved results",
+		Long:    reportDoc,
+		Example: reportExamples,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sum, err := experiment.ReportDir(args[0], opt)
+			if err != nil {
+				return usageErr(err)
+			}
+			if err := report.WriteExperimentConsole(p.Stdout, sum); err != nil {
+				return failErr(err)
+			}
+			if out == "" {
+				out = args[0]
+			}
+			files, err := experiment.WriteSummaryFiles(out, sum)
+			if err != nil {
+				return failErr(err)
+			}
+			fmt.Fprintf(p.Stderr, "Summary written to %s\n", strings.Join(files, ", "))
+			return experimentErr(experiment.GateError(sum))
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the summary files to `DIR` instead of the results' directory")
+	cmd.Flags().StringVar(&opt.Experiment, "experiment", "", "the experiment to report when DIR holds several: its `NAME`, or a prefix of its hash")
+	return cmd
+}

@@ -1,0 +1,206 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/vbench/vbench/internal/report"
+)
+
+// Options are an experiment's command-line switches.
+type Options struct {
+	// Resume skips the runs whose result file already exists, is complete
+	// (completed + failed = num_prompts) and was made from the same run
+	// scenario (the same scenario hash).
+	Resume bool
+	// DryRun lists the runs and their result files instead of running them.
+	DryRun bool
+}
+
+// ErrGateFailed is returned (wrapped) when a comparison gate failed.
+var ErrGateFailed = errors.New("gate failed")
+
+// Execute runs an experiment's runs in plan order, each one a full run
+// writing its own result JSON (and records) under plan.Dir, then reads the
+// results back and summarises them: the summary table, the comparisons and
+// the gates on stdout, and summary.csv, summary.json, comparison.csv (with
+// variants) and report.html in plan.Dir. On a terminal an overall progress
+// line on stderr says which run of how many is starting.
+//
+// It stops at the first run that fails (the results written so far stay;
+// --resume continues). When a gate fails it returns the summary and an
+// error wrapping ErrGateFailed that names the failed gates.
+func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.ExperimentSummary, error) {
+	if opt.DryRun {
+		return nil, writeDryRun(env.Stdout, plan, opt.Resume)
+	}
+	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
+	for i := range plan.Runs {
+		run := &plan.Runs[i]
+		if opt.Resume {
+			if state := runState(run); state == stateDone {
+				fmt.Fprintf(env.Stderr, "Skipping run %d of %d (%s): %s already holds its result\n", i+1, len(plan.Runs), run.Label, run.Path)
+				ov.skip()
+				continue
+			}
+		}
+		ov.begin(i, run.Label)
+		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
+		if _, err := runOne(ctx, run.Scenario, env, &run.Info); err != nil {
+			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
+		}
+	}
+	sum, err := summarizePlan(plan)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(env.Stdout)
+	if err := report.WriteExperimentConsole(env.Stdout, sum); err != nil {
+		return nil, err
+	}
+	files, err := WriteSummaryFiles(plan.Dir, sum)
+	if err != nil {
+		return sum, err
+	}
+	fmt.Fprintf(env.Stderr, "Summary written to %s\n", strings.Join(files, ", "))
+	return sum, GateError(sum)
+}
+
+// summarizePlan reads the plan's results back and summarises them.
+func summarizePlan(plan *Plan) (*report.ExperimentSummary, error) {
+	samples := needSamples(&plan.Spec)
+	var results []*Result
+	for i := range plan.Runs {
+		run := &plan.Runs[i]
+		res, err := LoadResult(run.Path, samples)
+		if err != nil {
+			return nil, fmt.Errorf("reading the result of run %d (%s): %w", i+1, run.Label, err)
+		}
+		res.Experiment = &run.Info
+		results = append(results, res)
+	}
+	return summarize(&plan.Spec, plan.Hash, results, true, func(p string) string {
+		if rel, err := filepath.Rel(plan.Dir, p); err == nil {
+			return rel
+		}
+		return p
+	}), nil
+}
+
+// needSamples says whether comparisons will bootstrap over per-request
+// samples: with variants and a single run of each.
+func needSamples(spec *Spec) bool { return len(spec.Variants) >= 2 && spec.Repeat < 2 }
+
+// GateError returns nil when every gate passed, else an error wrapping
+// ErrGateFailed with one line per failed gate check.
+func GateError(sum *report.ExperimentSummary) error {
+	failed := sum.FailedGates()
+	if len(failed) == 0 {
+		return nil
+	}
+	lines := make([]string, len(failed))
+	for i, g := range failed {
+		lines[i] = report.GateLine(g)
+	}
+	return fmt.Errorf("%w: %d of %d gate checks failed:\n  %s", ErrGateFailed, len(failed), len(sum.Gates), strings.Join(lines, "\n  "))
+}
+
+// WriteSummaryFiles writes the summary files into dir: summary.csv,
+// summary.json, comparison.csv (when variants were compared) and
+// report.html, each atomically. It returns their paths.
+func WriteSummaryFiles(dir string, sum *report.ExperimentSummary) ([]string, error) {
+	type file struct {
+		name  string
+		write func(io.Writer, *report.ExperimentSummary) error
+	}
+	files := []file{{"summary.csv", report.WriteSummaryCSV}, {"summary.json", report.WriteSummaryJSON}}
+	if len(sum.Comparisons) > 0 {
+		files = append(files, file{"comparison.csv", report.WriteComparisonCSV})
+	}
+	files = append(files, file{"report.html", report.WriteHTML})
+	var paths []string
+	for _, f := range files {
+		var b bytes.Buffer
+		if err := f.write(&b, sum); err != nil {
+			return paths, fmt.Errorf("rendering %s: %w", f.name, err)
+		}
+		path := filepath.Join(dir, f.name)
+		if err := report.WriteResultFile(path, b.Bytes(), false); err != nil {
+			return paths, fmt.Errorf("writing %s: %w", path, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// States of a planned run's result file.
+const (
+	stateMissing    = "missing"
+	stateDone       = "done"
+	stateIncomplete = "incomplete (the run was interrupted)"
+	stateOther      = "from another scenario"
+	stateUnreadable = "unreadable"
+)
+
+// runState says whether a run's result file holds its finished result.
+func runState(run *PlannedRun) string {
+	res, err := LoadResult(run.Path, false)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return stateMissing
+	case err != nil:
+		return stateUnreadable
+	case res.ScenarioHash != run.Scenario.Hash():
+		return stateOther
+	case res.Values["completed"]+res.Values["failed"] < float64(run.Scenario.Load.NumPrompts):
+		return stateIncomplete
+	}
+	return stateDone
+}
+
+// writeDryRun lists the plan: what is swept, how many runs, and each run
+// with its seed and result file (and with resume, whether it would be
+// skipped).
+func writeDryRun(w io.Writer, plan *Plan, resume bool) error {
+	sp := &plan.Spec
+	var shape []string
+	if len(sp.Axes) > 0 {
+		shape = append(shape, fmt.Sprintf("sweep (%s) over %s: %d points", sp.Mode, strings.Join(sp.Axes, ", "), len(sp.Points)))
+	}
+	if len(sp.Variants) > 0 {
+		shape = append(shape, fmt.Sprintf("compare %s (baseline %s)", strings.Join(sp.Variants, ", "), sp.Baseline))
+	}
+	if sp.Repeat > 1 || len(shape) == 0 {
+		seeds := "a seed derived per repeat"
+		if sp.FixedSeed {
+			seeds = "the same seed"
+		}
+		shape = append(shape, fmt.Sprintf("repeat %d times with %s", sp.Repeat, seeds))
+	}
+	name := sp.Name
+	if name == "" {
+		name = "experiment"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s; %d runs, results in %s\n", name, strings.Join(shape, "; "), len(plan.Runs), plan.Dir)
+	for i := range plan.Runs {
+		run := &plan.Runs[i]
+		fmt.Fprintf(&b, "run %d of %d: %s (seed %d) -> %s", i+1, len(plan.Runs), run.Label, run.Info.Seed, run.Path)
+		if resume {
+			if st := runState(run); st == stateDone {
+				b.WriteString(" [done, skipped]")
+			} else if st != stateMissing {
+				fmt.Fprintf(&b, " [result %s, runs again]", st)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,84 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vbench/vbench/internal/run"
+)
+
+// clientHealth is the "client_health" object inside the result's "vbench"
+// object: how well the client kept up (see run.Health).
+type clientHealth struct {
+	SendLagMs   sendLagMs `json:"send_lag_ms"`
+	CPUUserS    float64   `json:"cpu_user_s"`
+	CPUSystemS  float64   `json:"cpu_system_s"`
+	CPUS        float64   `json:"cpu_s"`
+	CPUFraction float64   `json:"cpu_fraction"`
+	Cores       int       `json:"cores"`
+	GCCycles    int64     `json:"gc_cycles"`
+	GCPauseMs   float64   `json:"gc_pause_ms"`
+	HostBusy    *float64  `json:"host_cpu_busy,omitempty"`
+	ClientBound bool      `json:"client_bound"`
+	Warnings    []string  `json:"warnings,omitempty"`
+}
+
+// sendLagMs holds send-lag percentiles in milliseconds.
+type sendLagMs struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// newClientHealth converts h for the result JSON; nil when h describes no
+// request.
+func newClientHealth(h run.Health) *clientHealth {
+	if h.Requests == 0 {
+		return nil
+	}
+	ms := func(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
+	var host *float64
+	if h.HostBusy >= 0 {
+		host = &h.HostBusy
+	}
+	return &clientHealth{
+		HostBusy:    host,
+		SendLagMs:   sendLagMs{P50: ms(h.SendLagP50), P99: ms(h.SendLagP99), Max: ms(h.SendLagMax)},
+		CPUUserS:    h.CPU.User.Seconds(),
+		CPUSystemS:  h.CPU.System.Seconds(),
+		CPUS:        h.CPU.Total().Seconds(),
+		CPUFraction: h.CPUFraction,
+		Cores:       h.Procs,
+		GCCycles:    h.GC.Cycles,
+		GCPauseMs:   ms(h.GC.Pause),
+		ClientBound: h.ClientBound,
+		Warnings:    h.Reasons,
+	}
+}
+
+// healthLines is the console report of h: one line, and a warning line
+// when the client was likely the bottleneck.
+func healthLines(h run.Health) string {
+	if h.Requests == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Client health: send lag p50 %s ms, p99 %s ms, max %s ms; CPU %.2f s (%.0f%% of %d cores)",
+		run.Millis(h.SendLagP50), run.Millis(h.SendLagP99), run.Millis(h.SendLagMax),
+		h.CPU.Total().Seconds(), 100*h.CPUFraction, h.Procs)
+	if h.HostBusy >= 0 {
+		fmt.Fprintf(&b, "; host CPU %.0f%% busy", 100*h.HostBusy)
+	}
+	b.WriteByte('\n')
+	if h.ClientBound {
+		fmt.Fprintf(&b, "WARNING: the client was likely the bottleneck (%s): these numbers may describe vbench, not the server; do not publish them as the server's.\n",
+			strings.Join(h.Reasons, "; "))
+	}
+	return b.String()
+}
+
+// writeHealth prints healthLines(h) to w.
+func writeHealth(w io.Writer, h run.Health) {
+	_, _ = io.WriteString(w, healthLines(h))
+}

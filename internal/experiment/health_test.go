@@ -1,0 +1,46 @@
+package experiment
+
+import (
+	"testing"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/run"
+)
+
+func TestHealthLines(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	recs := func(lags ...float64) []*record.Record {
+		out := make([]*record.Record, len(lags))
+		for i, l := range lags {
+			out[i] = &record.Record{Index: i, Released: ms(l)}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		h    run.Health
+		want string
+	}{
+		{"no requests", run.ComputeHealth(nil, run.Load{Wall: time.Second, Procs: 2, HostBusy: -1}), ""},
+		{"healthy", run.ComputeHealth(recs(0.02, 0.02, 0.3, 1.2), run.Load{CPU: run.Usage{User: 300 * time.Millisecond, System: 110 * time.Millisecond}, Wall: 2050 * time.Millisecond, Procs: 2, HostBusy: 0.35}),
+			"Client health: send lag p50 0.16 ms, p99 1.17 ms, max 1.20 ms; CPU 0.41 s (10% of 2 cores); host CPU 35% busy\n"},
+		{"client-bound", run.ComputeHealth(recs(0, 40), run.Load{CPU: run.Usage{User: 1900 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: -1}),
+			"Client health: send lag p50 20.00 ms, p99 39.60 ms, max 40.00 ms; CPU 1.90 s (95% of 2 cores)\n" +
+				"WARNING: the client was likely the bottleneck (send lag p99 39.60 ms > 10.00 ms; CPU 95% of 2 cores > 90%): these numbers may describe vbench, not the server; do not publish them as the server's.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := healthLines(tt.h); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+			ch := newClientHealth(tt.h)
+			if (ch == nil) != (tt.h.Requests == 0) {
+				t.Fatalf("client_health %+v for %d requests", ch, tt.h.Requests)
+			}
+			if ch != nil && (ch.ClientBound != tt.h.ClientBound || ch.Cores != 2 || ch.SendLagMs.Max != tt.h.SendLagMax.Seconds()*1000) {
+				t.Errorf("client_health %+v", ch)
+			}
+		})
+	}
+}

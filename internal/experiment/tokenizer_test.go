@@ -1,0 +1,180 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+// fakeTokenizeServer answers vLLM's /tokenize and /detokenize with the
+// o200k_base encoding.
+func fakeTokenizeServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model            string `json:"model"`
+			Prompt           string `json:"prompt"`
+			AddSpecialTokens *bool  `json:"add_special_tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "served" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		ids := tok.Encode(req.Prompt, false)
+		_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids, "count": len(ids), "max_model_len": 4096})
+	})
+	mux.HandleFunc("POST /detokenize", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Tokens []int `json:"tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"prompt": tok.Decode(req.Tokens)})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestLoadTokenizerEnv(t *testing.T) {
+	const secret = "hf_SECRETnotForOutput"
+	srv := fakeTokenizeServer(t)
+	cache := t.TempDir()
+	// A Hub cache holding org/cached at main.
+	snap := filepath.Join(cache, "models--org--cached", "snapshots", "0123456789abcdef0123456789abcdef01234567")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "tokenizer", "testdata", "qwen3-cut", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(snap, "tokenizer.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "models--org--cached", "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "models--org--cached", "refs", "main"), []byte("0123456789abcdef0123456789abcdef01234567"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HF_HUB_CACHE": cache, "HF_HUB_OFFLINE": "1", "HF_TOKEN": secret}
+	getenv := func(k string) string { return env[k] }
+
+	server := func(name string) *scenario.Scenario {
+		sc := &scenario.Scenario{}
+		sc.Target.BaseURL = srv.URL + "/"
+		sc.Target.Model = "org/model"
+		sc.Target.ServedModelName = "served"
+		sc.Tokenizer.Name = name
+		return sc
+	}
+	simulator := func(name string) *scenario.Scenario {
+		sc := &scenario.Scenario{}
+		sc.Target.Simulator = &scenario.Simulator{Model: "sim"}
+		sc.Tokenizer.Name = name
+		return sc
+	}
+	tests := []struct {
+		name     string
+		sc       *scenario.Scenario
+		kind     string // "" for an error
+		stderr   string
+		errorHas string
+	}{
+		{"builtin", server("o200k_base"), "*tokenizer.Tiktoken", "tokenizer: built-in tiktoken encoding o200k_base\n", ""},
+		{"hub cache", server("org/cached"), "*tokenizer.HF", "tokenizer: tokenizer.json of org/cached@main from the Hugging Face cache (offline)", ""},
+		{"model as tokenizer", func() *scenario.Scenario { sc := server(""); sc.Target.Model = "org/cached"; return sc }(),
+			"*tokenizer.HF", "org/cached@main", ""},
+		{"server fallback", server("org/unknown"), "*tokenizer.Server",
+			"tokenizer: the server's /tokenize and /detokenize at " + srv.URL + ", because no local tokenizer loaded: tokenizer org/unknown: org/unknown@main: tokenizer.json: not in the cache", ""},
+		{"simulator needs a client tokenizer", simulator("org/unknown"), "", "", "org/unknown"},
+		{"server fallback fails", func() *scenario.Scenario { sc := server("org/unknown"); sc.Target.ServedModelName = "other"; return sc }(),
+			"", "", "falling back to the server's tokenizer at " + srv.URL + " failed too"},
+		{"skip init", func() *scenario.Scenario { sc := server("org/unknown"); sc.Tokenizer.SkipInit = true; return sc }(), "<nil>", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			tok, name, err := loadTokenizerEnv(context.Background(), tt.sc, Env{Stderr: &stderr, Getenv: getenv})
+			if strings.Contains(stderr.String(), secret) || err != nil && strings.Contains(err.Error(), secret) {
+				t.Fatal("the token was shown")
+			}
+			if tt.kind == "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errorHas) {
+					t.Fatalf("error %v, want one containing %q", err, tt.errorHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := typeOf(tok); got != tt.kind {
+				t.Errorf("tokenizer %s, want %s", got, tt.kind)
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) || strings.Count(stderr.String(), "\n") > 1 {
+				t.Errorf("stderr %q, want one line containing %q", stderr.String(), tt.stderr)
+			}
+			if tok != nil && name == "" {
+				t.Error("no tokenizer name")
+			}
+		})
+	}
+
+	t.Run("server tokenizer works", func(t *testing.T) {
+		tok, _, err := loadTokenizerEnv(context.Background(), server("org/unknown"), Env{Stderr: &bytes.Buffer{}, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := tok.Encode("hello world", false)
+		if len(ids) != 2 || tok.Decode(ids) != "hello world" {
+			t.Errorf("Encode = %v, Decode = %q", ids, tok.Decode(ids))
+		}
+	})
+
+	t.Run("mode warns once", func(t *testing.T) {
+		modeWarning = sync.Once{}
+		var stderr bytes.Buffer
+		for range 2 {
+			sc := server("o200k_base")
+			sc.Tokenizer.Mode = "slow"
+			if _, _, err := loadTokenizerEnv(context.Background(), sc, Env{Stderr: &stderr, Getenv: getenv}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := strings.Count(stderr.String(), `WARNING: tokenizer mode "slow" is accepted for compatibility`); n != 1 {
+			t.Errorf("the warning appeared %d times:\n%s", n, stderr.String())
+		}
+	})
+}
+
+func typeOf(v tokenizer.Tokenizer) string {
+	switch v.(type) {
+	case nil:
+		return "<nil>"
+	case *tokenizer.HF:
+		return "*tokenizer.HF"
+	case *tokenizer.Tiktoken:
+		return "*tokenizer.Tiktoken"
+	case *tokenizer.Server:
+		return "*tokenizer.Server"
+	}
+	return "other"
+}

@@ -1,0 +1,118 @@
+package run
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+// Thresholds above which a run is flagged as likely client-bound.
+const (
+	// MaxHealthySendLagP99 is the largest healthy 99th percentile of send
+	// lag: beyond it the dispatcher fell behind its schedule.
+	MaxHealthySendLagP99 = 10 * time.Millisecond
+	// MaxHealthyCPUFraction is the largest healthy share of the available
+	// CPU (wall time × GOMAXPROCS) the client may use, and of the host's
+	// CPU that may be busy (a saturated host delays the client's reads
+	// whoever is using it).
+	MaxHealthyCPUFraction = 0.9
+)
+
+// Load is the resource use measured around a run.
+type Load struct {
+	// CPU is the client's CPU time during the run.
+	CPU Usage
+	// Wall is the run's duration.
+	Wall time.Duration
+	// Procs is GOMAXPROCS.
+	Procs int
+	// GC counts the garbage collections during the run.
+	GC GCStats
+	// HostBusy is the busy share of the host's CPU, or -1 when unknown.
+	HostBusy float64
+}
+
+// Health is how well the client kept up during a run: how late requests
+// were released against their schedule, how much CPU the client used, and
+// whether either suggests the client, not the server, limited the run.
+type Health struct {
+	// Requests is the number of released requests the send lag is over.
+	Requests int
+	// SendLagP50, SendLagP99 and SendLagMax are percentiles (numpy's linear
+	// interpolation) and the maximum of Released−Intended.
+	SendLagP50, SendLagP99, SendLagMax time.Duration
+	// CPU is the client's CPU time during the run.
+	CPU Usage
+	// Wall is the run's duration.
+	Wall time.Duration
+	// Procs is GOMAXPROCS, the cores the client could use.
+	Procs int
+	// CPUFraction is CPU.Total() / (Wall × Procs).
+	CPUFraction float64
+	// GC counts the garbage collections during the run.
+	GC GCStats
+	// HostBusy is the busy share of the whole host's CPU during the run
+	// (every process), or -1 when unknown.
+	HostBusy float64
+	// ClientBound is set when SendLagP99 > MaxHealthySendLagP99, or
+	// CPUFraction or HostBusy > MaxHealthyCPUFraction; Reasons says which.
+	ClientBound bool
+	// Reasons lists the exceeded thresholds, in words.
+	Reasons []string
+}
+
+// ComputeHealth derives the client-health numbers from the run's records
+// and the resource use measured around it. It is a pure function.
+func ComputeHealth(recs []*record.Record, load Load) Health {
+	cpu, wall, procs := load.CPU, load.Wall, load.Procs
+	h := Health{Requests: len(recs), CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy}
+	lags := make([]time.Duration, len(recs))
+	for i, r := range recs {
+		lags[i] = r.SendLag()
+	}
+	slices.Sort(lags)
+	h.SendLagP50 = percentile(lags, 50)
+	h.SendLagP99 = percentile(lags, 99)
+	if len(lags) > 0 {
+		h.SendLagMax = lags[len(lags)-1]
+	}
+	if wall > 0 && procs > 0 {
+		h.CPUFraction = cpu.Total().Seconds() / (wall.Seconds() * float64(procs))
+	}
+	if h.SendLagP99 > MaxHealthySendLagP99 {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("send lag p99 %s ms > %s ms",
+			Millis(h.SendLagP99), Millis(MaxHealthySendLagP99)))
+	}
+	if h.CPUFraction > MaxHealthyCPUFraction {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("CPU %.0f%% of %d cores > %.0f%%",
+			100*h.CPUFraction, procs, 100*MaxHealthyCPUFraction))
+	}
+	if h.HostBusy > MaxHealthyCPUFraction {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("host CPU %.0f%% busy > %.0f%%",
+			100*h.HostBusy, 100*MaxHealthyCPUFraction))
+	}
+	h.ClientBound = len(h.Reasons) > 0
+	return h
+}
+
+// percentile is numpy's linear-interpolation percentile of sorted values
+// (rank p/100·(n−1)); 0 when empty.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := p / 100 * float64(len(sorted)-1)
+	lo := int(rank)
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	frac := rank - float64(lo)
+	return sorted[lo] + time.Duration(frac*float64(sorted[lo+1]-sorted[lo]))
+}
+
+// Millis formats d in milliseconds with two decimals ("0.02").
+func Millis(d time.Duration) string {
+	return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond))
+}

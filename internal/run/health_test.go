@@ -1,0 +1,146 @@
+package run
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+func lagRecords(lagsMs ...float64) []*record.Record {
+	recs := make([]*record.Record, len(lagsMs))
+	for i, l := range lagsMs {
+		recs[i] = &record.Record{Index: i, Intended: ms(float64(10 * i)), Released: ms(float64(10*i) + l)}
+	}
+	return recs
+}
+
+func TestComputeHealth(t *testing.T) {
+	tests := []struct {
+		name          string
+		recs          []*record.Record
+		cpu           Usage
+		wall          time.Duration
+		procs         int
+		hostBusy      float64
+		wantP50       time.Duration
+		wantP99       time.Duration
+		wantMax       time.Duration
+		wantFrac      float64
+		wantReasons   []string
+		wantBoundFlag bool
+	}{
+		{"no records", nil, Usage{}, 0, 2, -1, 0, 0, 0, 0, nil, false},
+		{"healthy", lagRecords(0, 0.1, 0.2, 0.3, 1), Usage{User: 300 * time.Millisecond, System: 100 * time.Millisecond}, 2 * time.Second, 2, 0.5,
+			// sorted 0,0.1,0.2,0.3,1: p50 = 0.2; p99 rank 3.96 → 0.3+0.96·0.7 = 0.972
+			ms(0.2), ms(0.972), ms(1), 0.1, nil, false},
+		{"lagging dispatcher", lagRecords(0, 20, 30), Usage{User: time.Second}, 10 * time.Second, 1, -1,
+			// p99 rank 1.98 → 20+0.98·10 = 29.8
+			ms(20), ms(29.8), ms(30), 0.1, []string{"send lag p99 29.80 ms > 10.00 ms"}, true},
+		{"CPU saturated", lagRecords(0), Usage{User: 1500 * time.Millisecond, System: 400 * time.Millisecond}, time.Second, 2, 0.97,
+			0, 0, 0, 0.95, []string{"CPU 95% of 2 cores > 90%", "host CPU 97% busy > 90%"}, true},
+		{"host saturated by others", lagRecords(0), Usage{User: 100 * time.Millisecond}, time.Second, 2, 0.99,
+			0, 0, 0, 0.05, []string{"host CPU 99% busy > 90%"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := ComputeHealth(tt.recs, Load{CPU: tt.cpu, Wall: tt.wall, Procs: tt.procs, GC: GCStats{Cycles: 3}, HostBusy: tt.hostBusy})
+			near := func(a, b time.Duration) bool { return a-b < time.Microsecond && b-a < time.Microsecond }
+			if !near(h.SendLagP50, tt.wantP50) || !near(h.SendLagP99, tt.wantP99) || h.SendLagMax != tt.wantMax {
+				t.Errorf("send lag p50 %v p99 %v max %v, want %v %v %v", h.SendLagP50, h.SendLagP99, h.SendLagMax, tt.wantP50, tt.wantP99, tt.wantMax)
+			}
+			if d := h.CPUFraction - tt.wantFrac; d > 1e-9 || d < -1e-9 {
+				t.Errorf("CPU fraction %v, want %v", h.CPUFraction, tt.wantFrac)
+			}
+			if h.ClientBound != tt.wantBoundFlag || strings.Join(h.Reasons, ";") != strings.Join(tt.wantReasons, ";") {
+				t.Errorf("client bound %v %q, want %v %q", h.ClientBound, h.Reasons, tt.wantBoundFlag, tt.wantReasons)
+			}
+			if h.Requests != len(tt.recs) || h.GC.Cycles != 3 || h.Procs != tt.procs || h.HostBusy != tt.hostBusy {
+				t.Errorf("requests %d, gc %+v, procs %d", h.Requests, h.GC, h.Procs)
+			}
+		})
+	}
+}
+
+func TestRunQueueKeepsGoroutinesBoundedAndFIFO(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n, limit = 200, 3
+		base := runtime.NumGoroutine()
+		var mu sync.Mutex
+		peakG := 0
+		sender := SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			mu.Lock()
+			peakG = max(peakG, runtime.NumGoroutine())
+			mu.Unlock()
+			fixedSender(ms(10)).Send(ctx, i, rec, now)
+		})
+		res := Run(context.Background(), Plan{Offsets: make([]time.Duration, n), MaxConcurrency: limit}, sender)
+		if len(res.Records) != n {
+			t.Fatalf("%d records", len(res.Records))
+		}
+		// Each sender sleeps on a time.After timer (no goroutine): only the
+		// limit's worth of sender goroutines may exist besides the test's.
+		if extra := peakG - base; extra > limit+1 {
+			t.Errorf("%d goroutines beyond the baseline with %d queued requests, want at most %d", extra, n, limit+1)
+		}
+		// FIFO: request i starts in wave i/limit.
+		for i, r := range res.Records {
+			if want := ms(float64(10 * (i / limit))); r.Start != want {
+				t.Fatalf("request %d started at %v, want %v: the queue must be FIFO", i, r.Start, want)
+			}
+		}
+		if want := ms(10 * n / limit); res.Duration < want || res.Duration > want+ms(10) {
+			t.Errorf("duration %v, want about %v", res.Duration, want)
+		}
+		if res.Procs < 1 || res.HostBusy > 1 {
+			t.Errorf("procs %d, host busy %v", res.Procs, res.HostBusy)
+		}
+	})
+}
+
+func TestRunCancelDrainsQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(ms(50), cancel)
+		res := Run(ctx, Plan{Offsets: make([]time.Duration, 10), MaxConcurrency: 2}, fixedSender(ms(100)))
+		if len(res.Records) != 10 || !res.Interrupted {
+			t.Fatalf("%d records, interrupted %v", len(res.Records), res.Interrupted)
+		}
+		queued := 0
+		for _, r := range res.Records {
+			if r.Success {
+				t.Errorf("request %d succeeded after the cancel", r.Index)
+			}
+			if strings.HasPrefix(r.Error, "request cancelled before it was sent") {
+				queued++
+				if r.Start != ms(50) {
+					t.Errorf("queued request %d start %v, want the cancel time", r.Index, r.Start)
+				}
+			}
+		}
+		if queued != 8 {
+			t.Errorf("%d requests cancelled in the queue, want 8", queued)
+		}
+	})
+}
+
+func TestHostCPUBusyFraction(t *testing.T) {
+	tests := []struct {
+		before, after HostCPU
+		want          float64
+	}{
+		{HostCPU{Busy: 100, Total: 400}, HostCPU{Busy: 250, Total: 600}, 0.75},
+		{HostCPU{}, HostCPU{Busy: 1, Total: 2}, -1},                  // unknown start
+		{HostCPU{Busy: 1, Total: 2}, HostCPU{Busy: 1, Total: 2}, -1}, // no time passed
+	}
+	for _, tt := range tests {
+		if got := tt.after.BusyFraction(tt.before); got != tt.want {
+			t.Errorf("%+v → %+v: %v, want %v", tt.before, tt.after, got, tt.want)
+		}
+	}
+}
