@@ -51,7 +51,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
-	tok, tokName, err := loadTokenizer(sc)
+	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +70,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	reqs, err := buildDataset(ctx, sc, tok, tgt, env)
 	if err != nil {
 		return nil, err
+	}
+	if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
+		return nil, fmt.Errorf("the server's tokenizer failed while building the dataset: %w", srv.Err())
 	}
 	if len(reqs) == 0 {
 		return nil, fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", dsKind, sc.Load.NumPrompts)

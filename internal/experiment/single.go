@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -107,13 +106,6 @@ func SimTokenizer(t tokenizer.Tokenizer) sim.Tokenizer { return simTokenizer{t} 
 type simTokenizer struct{ tokenizer.Tokenizer }
 
 func (s simTokenizer) Encode(text string) []int { return s.Tokenizer.Encode(text, false) }
-
-// loadTokenizer resolves the scenario's tokenizer (see loadTokenizerEnv),
-// reporting the choice on the process's stderr. It returns nil with
-// skip_init.
-func loadTokenizer(sc *scenario.Scenario) (tokenizer.Tokenizer, string, error) {
-	return loadTokenizerEnv(context.Background(), sc, Env{Stderr: os.Stderr, Getenv: os.Getenv})
-}
 
 // requestIDPrefix is the scenario's prefix or vLLM's default bench-<8 hex>-.
 func requestIDPrefix(sc *scenario.Scenario) string {
