@@ -200,7 +200,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "1"}, "--ramp-up-start-rps: must not exceed --ramp-up-end-rps (got 5 > 1)", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "-1", "--ramp-up-end-rps", "1"}, "must be non-negative", false},
 		{[]string{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "1"}, "--ramp-up-start-rps 0: an exponential ramp-up cannot start at 0", false},
-		{[]string{"--header", "novalue"}, "--header novalue: invalid header 'novalue' (want KEY=VALUE)", false},
+		{[]string{"--header", "novalue"}, "--header: invalid header 'novalue' (want KEY=VALUE", false},
 		{[]string{"--metadata", "a=1", "b"}, "--metadata a=1 b: invalid metadata item 'b' (want KEY=VALUE)", false},
 		{[]string{"--goodput", "ttft"}, "--goodput ttft: invalid service level objective 'ttft'", false},
 		{[]string{"--goodput", "ttft:1 tpot:2"}, "invalid service level objective 'ttft:1 tpot:2'", false},
@@ -243,6 +243,28 @@ func TestErrors(t *testing.T) {
 		}
 		if e.Unsupported != tc.unsupported {
 			t.Errorf("%q: Unsupported = %v, want %v", tc.args, e.Unsupported, tc.unsupported)
+		}
+	}
+}
+
+// TestHeaderErrorRedacted checks that a malformed --header names only the
+// header's key, never its value.
+func TestHeaderErrorRedacted(t *testing.T) {
+	for _, args := range [][]string{
+		{"--header", "Authorization: Bearer sk-SECRET"},
+		{"--header", "Authorization:Bearer sk-SECRET"},
+		{"--header", "Authorization sk-SECRET"},
+		{"--header", "a=1", "X-Key: sk-SECRET"},
+	} {
+		_, err := Parse(args, Options{})
+		if err == nil {
+			t.Fatalf("%q: no error", args)
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%q: error shows the secret: %s", args, err)
+		}
+		if !strings.Contains(err.Error(), "<redacted>") {
+			t.Errorf("%q: error does not say the value is redacted: %s", args, err)
 		}
 	}
 }

@@ -164,6 +164,9 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 		}
 		display := f.name
 		for _, v := range vals {
+			if f.name == "--header" {
+				break // header values may hold secrets: name the flag only
+			}
 			if v == "" || strings.ContainsAny(v, pySpace) {
 				v = pyRepr(v)
 			}

@@ -85,11 +85,26 @@ func splitPair(item, what string) (string, string, error) {
 	return strings.Trim(k, pySpace), strings.Trim(v, pySpace), nil
 }
 
+// splitHeader is splitPair for --header. Its error names only the key part
+// of a malformed item (the text before the first ":" or space), since the
+// rest may be a secret such as "Authorization: Bearer sk-...".
+func splitHeader(item string) (string, string, error) {
+	k, v, ok := strings.Cut(item, "=")
+	if !ok {
+		key := strings.Trim(item, pySpace)
+		if i := strings.IndexAny(key, ": \t"); i >= 0 {
+			key = key[:i]
+		}
+		return "", "", fmt.Errorf("invalid header %s (want KEY=VALUE; the rest of the value is <redacted>)", pyRepr(key))
+	}
+	return strings.Trim(k, pySpace), strings.Trim(v, pySpace), nil
+}
+
 // setHeaders stores --header KEY=VALUE...; no values means no headers.
 func setHeaders(n *namespace, v []string) error {
 	n.headers = nil
 	for _, item := range v {
-		k, val, err := splitPair(item, "header")
+		k, val, err := splitHeader(item)
 		if err != nil {
 			return err
 		}

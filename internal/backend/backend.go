@@ -132,11 +132,10 @@ func New(cfg Config) (*Client, error) {
 			kind.APIName, kind.URLSuffix, cfg.URL, kind.URLSuffix)
 	}
 	d := &dialer{d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
-	tr, err := transport(cfg)
+	tr, err := transport(cfg, d.DialContext)
 	if err != nil {
 		return nil, err
 	}
-	tr.DialContext = d.DialContext
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 6 * time.Hour
 	}
@@ -159,7 +158,8 @@ func New(cfg Config) (*Client, error) {
 
 // transport builds an HTTP/1.1 transport with connection reuse sized to the
 // run. Go's dialer sets TCP_NODELAY by default.
-func transport(cfg Config) (*http.Transport, error) {
+// dial is the transport's DialContext; nil uses a plain net.Dialer.
+func transport(cfg Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*http.Transport, error) {
 	tlsCfg := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // user asked for it
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
@@ -179,9 +179,12 @@ func transport(cfg Config) (*http.Transport, error) {
 	if idle <= 0 {
 		idle = 4096
 	}
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
 	return &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dial,
 		TLSClientConfig:     tlsCfg,
 		MaxConnsPerHost:     cfg.MaxConns,
 		MaxIdleConns:        idle,
@@ -204,6 +207,7 @@ func (c *Client) Close() {
 // Prepared is a request whose payload was built before the run.
 type Prepared struct {
 	body      []byte
+	header    http.Header // shared and read-only when id is empty
 	id        string
 	promptLen int
 	outputLen int
@@ -219,9 +223,11 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
-		out[i] = Prepared{body: b, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
-		if withIDs {
+		out[i] = Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		if withIDs && reqs[i].ID != "" {
 			out[i].id = reqs[i].ID
+			out[i].header = c.header.Clone()
+			out[i].header.Set("x-request-id", reqs[i].ID)
 		}
 	}
 	return out, nil
@@ -277,10 +283,9 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		rec.Error = err.Error()
 		return
 	}
-	req.Header = c.header.Clone()
-	if p.id != "" {
-		req.Header.Set("x-request-id", p.id)
-	}
+	// Neither Send nor net/http modifies the header, so concurrent
+	// requests may share it.
+	req.Header = p.header
 	rec.Start = now()
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -165,3 +165,42 @@ func TestSendConnectionRefused(t *testing.T) {
 		t.Errorf("record %+v, want a connection failure", rec)
 	}
 }
+
+// TestPreparedHeaders checks that each prepared request carries its own
+// x-request-id, that requests without one send none, and that sending
+// leaves the shared headers unchanged.
+func TestPreparedHeaders(t *testing.T) {
+	var got http.Request
+	srv := streamServer(t, 200, "data: [DONE]\n\n", &got, new(string))
+	c, err := New(Config{Backend: "openai", URL: srv.URL + "/v1/completions", Model: "m", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	reqs := []dataset.Request{{Prompt: "a", ID: "id-1"}, {Prompt: "b", ID: "id-2"}, {Prompt: "c"}}
+	withIDs, err := c.Prepare(reqs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noIDs, err := c.Prepare(reqs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Duration { return 0 }
+	for round := range 2 {
+		for i, p := range append(withIDs, noIDs...) {
+			var rec record.Record
+			c.Send(context.Background(), &p, &rec, now)
+			want := ""
+			if i < 2 {
+				want = reqs[i].ID
+			}
+			if id := got.Header.Get("x-request-id"); id != want || got.Header.Get("Authorization") != "Bearer k" {
+				t.Errorf("round %d request %d: x-request-id %q, want %q; headers %v", round, i, id, want, got.Header)
+			}
+		}
+	}
+	if len(c.header) != 2 {
+		t.Errorf("client headers changed: %v", c.header)
+	}
+}

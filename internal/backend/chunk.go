@@ -13,8 +13,6 @@ import (
 type chunkFields struct {
 	// choices is true when the "choices" array has at least one element.
 	choices bool
-	// usage is true when a non-null "usage" object is present.
-	usage bool
 	// hasPrompt and hasCompletion report non-null usage counts.
 	hasPrompt, hasCompletion bool
 	// promptTokens and completionTokens are usage.prompt_tokens and
@@ -69,7 +67,6 @@ func decodeChunkJSON(data []byte, chat bool, text []byte, f *chunkFields) ([]byt
 		}
 	}
 	if u := m.Usage; u != nil {
-		f.usage = true
 		if u.PromptTokens != nil {
 			f.hasPrompt, f.promptTokens = true, *u.PromptTokens
 		}
@@ -321,7 +318,6 @@ func (s *chunkScanner) usage(f *chunkFields) bool {
 	if !s.eat('{') {
 		return false
 	}
-	f.usage = true
 	var seenPrompt, seenCompletion bool
 	return s.object(func(k []byte) bool {
 		switch {

@@ -116,14 +116,14 @@ func TestScanChunkFields(t *testing.T) {
 		want chunkFields
 	}{
 		{realChunks[0], false, " tok", chunkFields{choices: true}},
-		{realChunks[2], false, "", chunkFields{usage: true, hasPrompt: true, promptTokens: 12, hasCompletion: true, completionTokens: 64}},
+		{realChunks[2], false, "", chunkFields{hasPrompt: true, promptTokens: 12, hasCompletion: true, completionTokens: 64}},
 		{realChunks[4], true, " Hello", chunkFields{choices: true}},
 		{realChunks[4], false, "", chunkFields{choices: true}},
 		{realChunks[8], false, "emoji 😀 and lone \ufffd and \ufffd end", chunkFields{choices: true}},
 		{realChunks[9], false, "high then bad \ufffdx \ufffdA", chunkFields{choices: true}},
 		{realChunks[10], false, "UTF-8 😀 ünï and invalid \ufffd\ufffd bytes", chunkFields{choices: true}},
 		{realChunks[12], false, "a", chunkFields{choices: true}},
-		{realChunks[16], false, "", chunkFields{usage: true, hasCompletion: true}},
+		{realChunks[16], false, "", chunkFields{hasCompletion: true}},
 	}
 	for _, tt := range tests {
 		var f chunkFields

@@ -6,21 +6,41 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"time"
 )
+
+// preconnectMaxAge is how long pre-dialled connections are handed out.
+// An idle connection may be closed by a proxy or load balancer, and Go
+// does not retry a request on a new connection, so a connection this old
+// is closed instead of used.
+const preconnectMaxAge = 3 * time.Second
 
 // dialer hands out connections dialled before the run, then dials as
 // usual. Pre-dialling keeps TCP connection setup, which a real deployment
 // pays once per connection, out of the first wave's TTFT.
 type dialer struct {
 	d     net.Dialer
+	now   func() time.Time // time.Now if nil; tests set it
 	mu    sync.Mutex
 	addr  string
 	ready []net.Conn
+	at    time.Time // when ready was dialled
 }
 
-// DialContext returns a pre-dialled connection to addr if one is left.
+func (d *dialer) clock() time.Time {
+	if d.now != nil {
+		return d.now()
+	}
+	return time.Now()
+}
+
+// DialContext returns a pre-dialled connection to addr if one is left and
+// younger than preconnectMaxAge; once they are older it closes them all.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	d.mu.Lock()
+	if len(d.ready) > 0 && d.clock().Sub(d.at) > preconnectMaxAge {
+		d.closeLocked()
+	}
 	if addr == d.addr && len(d.ready) > 0 {
 		c := d.ready[len(d.ready)-1]
 		d.ready = d.ready[:len(d.ready)-1]
@@ -35,6 +55,20 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 func (d *dialer) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.closeLocked()
+}
+
+// expire closes the connections nobody used if they are still those
+// dialled at at.
+func (d *dialer) expire(at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at.Equal(at) {
+		d.closeLocked()
+	}
+}
+
+func (d *dialer) closeLocked() {
 	for _, c := range d.ready {
 		_ = c.Close()
 	}
@@ -43,8 +77,13 @@ func (d *dialer) close() {
 
 // Preconnect opens n TCP connections to the target before the run, so the
 // first requests reuse them instead of paying for connection setup inside
-// their TTFT. It sends no request. Connections the run does not need are
-// closed by Close. A dial failure is returned: the server is unreachable.
+// their TTFT. It sends no request. Callers size n to the first wave of
+// requests (at most the concurrency, and no more than the requests the
+// rate sends in the first moments): the connections are handed out only
+// for preconnectMaxAge (3 s) after they are dialled, because a proxy or
+// load balancer may close idle connections; later dials open new ones.
+// Connections not used by then are closed, as are any left at Close. A
+// dial failure is returned: the server is unreachable.
 func (c *Client) Preconnect(ctx context.Context, n int) error {
 	u, err := url.Parse(c.cfg.URL)
 	if err != nil {
@@ -58,6 +97,7 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 		}
 	}
 	addr := net.JoinHostPort(u.Hostname(), port)
+	at := c.dial.clock() // the oldest connection's age bounds them all
 	conns := make([]net.Conn, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 64)
@@ -73,7 +113,10 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 	wg.Wait()
 	c.dial.mu.Lock()
 	defer c.dial.mu.Unlock()
+	c.dial.closeLocked()
 	c.dial.addr = addr
+	c.dial.at = at
+	time.AfterFunc(preconnectMaxAge, func() { c.dial.expire(at) })
 	var first error
 	for i, conn := range conns {
 		if errs[i] != nil {

@@ -23,11 +23,16 @@ type ServerAPI struct {
 
 // NewServerAPI returns a ServerAPI for the server at base (no trailing
 // slash). model is sent with /tokenize requests; headers go only on
-// /v1/models, as vLLM does.
-func NewServerAPI(base, model string, headers map[string]string, insecure bool) *ServerAPI {
-	tr, _ := transport(Config{Insecure: insecure})
+// /v1/models, as vLLM does. insecure skips TLS verification and caFile, if
+// not empty, names a PEM file of extra CA certificates, as for the timed
+// path's Config. It fails only when caFile cannot be used.
+func NewServerAPI(base, model string, headers map[string]string, insecure bool, caFile string) (*ServerAPI, error) {
+	tr, err := transport(Config{Insecure: insecure, CAFile: caFile}, nil)
+	if err != nil {
+		return nil, err
+	}
 	return &ServerAPI{base: strings.TrimSuffix(base, "/"), model: model, headers: headers,
-		http: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+		http: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
 }
 
 // Models returns the first model's id (the payload name) and root (the

@@ -347,7 +347,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fmt.Fprintf(progress, "Started vbench sim (pid %d) on %s\n", proc.Pid(), base)
 	}
 	rep.Target = base
-	model, _, err := backend.NewServerAPI(base, "", nil, false).Models(ctx)
+	api, err := backend.NewServerAPI(base, "", nil, false, "")
+	if err != nil {
+		return rep, err
+	}
+	model, _, err := api.Models(ctx)
 	if err != nil {
 		return rep, err
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -93,9 +94,29 @@ func Main(args []string, p Process) int {
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown command or flag, wrong arg count.
 	fmt.Fprintf(p.Stderr, "vbench: %v\n", err)
-	return ExitUsage
+	// cobra's own usage errors: an unknown command (flag and argument-count
+	// errors are marked usage errors where they arise, in newRootCmd).
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// markArgErrors makes the argument-count errors of c and its subcommands
+// usage errors (exit 2).
+func markArgErrors(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageErr(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markArgErrors(sub)
+	}
 }
 
 const rootDoc = `vbench benchmarks LLM serving endpoints (vLLM and any OpenAI-compatible server).
@@ -142,5 +163,6 @@ func newRootCmd(p Process) *cobra.Command {
 		newImportCmd(p),
 		newTokenizeCmd(p),
 	)
+	markArgErrors(root)
 	return root
 }

@@ -132,6 +132,8 @@ func experimentErr(err error) error {
 		return nil
 	case errors.Is(err, experiment.ErrGateFailed):
 		return &exitError{code: ExitGate, err: err}
+	case errors.Is(err, experiment.ErrUnsupported):
+		return usageErr(err)
 	}
 	return failErr(err)
 }

@@ -76,7 +76,7 @@ func doImport(cmd *cobra.Command, p Process, args []string) error {
 	}
 	out, err := argv.CUE(pc)
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	if _, err := p.Stdout.Write(out); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vbench/vbench/internal/experiment"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -20,7 +21,8 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.tags, "tag", "t", nil, "set a CUE @tag: `name=value` (else $VBENCH_<NAME>); repeatable")
 }
 
-// load reads and validates the scenario files; errors are usage errors.
+// load reads and validates the scenario files, and checks that vbench can
+// run them (experiment.Check); errors are usage errors.
 func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, error) {
 	tags := map[string]string{}
 	for _, t := range f.tags {
@@ -32,6 +34,9 @@ func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, err
 	}
 	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv})
 	if err != nil {
+		return nil, usageErr(err)
+	}
+	if err := experiment.Check(sc); err != nil {
 		return nil, usageErr(err)
 	}
 	return sc, nil

@@ -43,6 +43,7 @@ func newReportCmd(p Process) *cobra.Command {
 		Example: reportExamples,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opt.Warnings = p.Stderr
 			sum, err := experiment.ReportDir(args[0], opt)
 			if err != nil {
 				return usageErr(err)

@@ -21,7 +21,8 @@ Per-request records are written as JSONL next to it.
 A scenario with sweep, repeat or compare is an experiment: it expands into
 runs (sweep points × variants × repeats), run interleaved so that drift over
 time does not line up with one point or variant (repeat by repeat, point by
-point, and the variants in turn: A B A B). Every run writes its own result
+point, and the variants in turn, their order alternating per repeat: A B,
+then B A). Every run writes its own result
 JSON under output.result_dir, named after its variant, point and repeat
 ("slow-max_concurrency=8-run=1.json"). Then the experiment prints a summary
 table (per metric the mean over repeats, with a 95 % Student-t confidence
@@ -92,8 +93,17 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 		return err
 	}
 	_, err = experiment.Run(cmd.Context(), sc, env)
-	if err != nil {
-		return failErr(err)
+	return runErr(err)
+}
+
+// runErr maps a run's error to its exit code: 2 when the scenario asks for
+// something vbench cannot run (experiment.ErrUnsupported), else 1.
+func runErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, experiment.ErrUnsupported):
+		return usageErr(err)
 	}
-	return nil
+	return failErr(err)
 }

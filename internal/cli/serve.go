@@ -69,10 +69,7 @@ func doServe(cmd *cobra.Command, p Process, args []string) error {
 		Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now,
 		Argv: &experiment.ArgvMode{Extras: pc.Extras, MetadataOrder: pc.MetadataOrder},
 	})
-	if err != nil {
-		return failErr(err)
-	}
-	return nil
+	return runErr(err)
 }
 
 // parseArgv parses a vllm bench serve command line. It prints the flag list

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"net"
 
 	"github.com/spf13/cobra"
 
@@ -46,7 +48,7 @@ func newSimCmd(p Process) *cobra.Command {
 			}
 			srv, err := sim.Start(cfg, addr)
 			if err != nil {
-				return usageErr(err)
+				return simStartErr(err)
 			}
 			if urlFile != "" {
 				if err := report.WriteResultFile(urlFile, []byte(srv.URL()+"\n"), false); err != nil {
@@ -72,4 +74,16 @@ func newSimCmd(p Process) *cobra.Command {
 	f.StringVar(&urlFile, "url-file", "", "once listening, write the server's URL to this file (atomically), for scripts")
 	f.StringVar(&tok, "tokenizer", "o200k_base", "tokenizer for prompt counts and /tokenize: o200k_base, cl100k_base, p50k_base, r50k_base, or \"\" for the simulator's word tokenizer")
 	return cmd
+}
+
+// simStartErr maps a sim.Start error to its exit code: listening failures
+// (e.g. the port is in use) are failures, exit 1, unless the address itself
+// is malformed; an invalid configuration is a usage error, exit 2.
+func simStartErr(err error) error {
+	var op *net.OpError
+	var addr *net.AddrError
+	if errors.As(err, &op) && !errors.As(err, &addr) {
+		return failErr(err)
+	}
+	return usageErr(err)
 }

@@ -16,8 +16,8 @@ import (
 // Options are an experiment's command-line switches.
 type Options struct {
 	// Resume skips the runs whose result file already exists, is complete
-	// (completed + failed = num_prompts) and was made from the same run
-	// scenario (the same scenario hash).
+	// (completed + failed = num_prompts, and not marked interrupted) and was
+	// made from the same run scenario (the same scenario hash).
 	Resume bool
 	// DryRun lists the runs and their result files instead of running them.
 	DryRun bool
@@ -158,7 +158,7 @@ func runState(run *PlannedRun) string {
 		return stateUnreadable
 	case res.ScenarioHash != run.Scenario.Hash():
 		return stateOther
-	case res.Values["completed"]+res.Values["failed"] < float64(run.Scenario.Load.NumPrompts):
+	case res.Interrupted, res.Values["completed"]+res.Values["failed"] < float64(run.Scenario.Load.NumPrompts):
 		return stateIncomplete
 	}
 	return stateDone

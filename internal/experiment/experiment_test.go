@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 func testEnv(stdout, stderr *bytes.Buffer) Env {
@@ -31,7 +32,13 @@ output: result_dir: "`+dir+`"
 sweep: axes: "load.max_concurrency": [1, 4]
 repeat: count: 2
 compare: {
-	variants: {a: {}, b: target: simulator: ttft_ms: 300} // far beyond a loaded machine's stalls
+	// The TTFT interval is d̄ ± 12.7·s_d/√2 (paired t, 2 repeats): it
+	// excludes 0, and the gate fails, while the repeats' differences d_i of
+	// the mean TTFT differ by less than d̄/6.35. A stall slows every request
+	// in flight, all four of a run at max_concurrency=4, so the 1 s gap
+	// survives a stall of about 150 ms in any one run (600 ms in a single
+	// request at max_concurrency=1); 300 ms survived only about 45 ms.
+	variants: {a: {}, b: target: simulator: ttft_ms: 1000}
 	gates: [{metric: "mean_ttft_ms", max_increase: "10%"}, {metric: "completed", max_decrease: "0%"}]
 }
 `)
@@ -147,5 +154,36 @@ func TestOverallProgressLine(t *testing.T) {
 	o.begin(0, "x")
 	if off.Len() != 0 || newOverall(os.Stderr, 2, true).on {
 		t.Error("progress drawn where it should be off")
+	}
+}
+
+// An interrupted run counts its cancelled requests as failed, so its
+// completed + failed can reach num_prompts: --resume must still run it again.
+func TestRunStateInterrupted(t *testing.T) {
+	sc, err := scenario.LoadBytes("test.cue", []byte(`
+target: {base_url: "http://127.0.0.1:1", model: "m"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 8, output_len: 4}
+load: num_prompts: 10
+`), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := &PlannedRun{Scenario: sc, Path: filepath.Join(dir, "r.json")}
+	write := func(extra string) {
+		t.Helper()
+		data := `{"duration": 1.0, "completed": 4, "failed": 6, "vbench": {"scenario_hash": "` + sc.Hash() + `"` + extra + `}}`
+		if err := os.WriteFile(run.Path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	if st := runState(run); st != stateDone {
+		t.Errorf("finished run: state %q, want %q", st, stateDone)
+	}
+	write(`, "interrupted": true`)
+	if st := runState(run); st != stateIncomplete {
+		t.Errorf("interrupted run: state %q, want %q", st, stateIncomplete)
 	}
 }

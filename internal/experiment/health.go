@@ -67,6 +67,9 @@ func healthLines(h run.Health) string {
 	fmt.Fprintf(&b, "Client health: send lag p50 %s ms, p99 %s ms, max %s ms; CPU %.2f s (%.0f%% of %d cores)",
 		run.Millis(h.SendLagP50), run.Millis(h.SendLagP99), run.Millis(h.SendLagMax),
 		h.CPU.Total().Seconds(), 100*h.CPUFraction, h.Procs)
+	if h.WithSimulator {
+		b.WriteString(" (includes the built-in simulator)")
+	}
 	if h.HostBusy >= 0 {
 		fmt.Fprintf(&b, "; host CPU %.0f%% busy", 100*h.HostBusy)
 	}

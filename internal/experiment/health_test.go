@@ -28,6 +28,10 @@ func TestHealthLines(t *testing.T) {
 		{"client-bound", run.ComputeHealth(recs(0, 40), run.Load{CPU: run.Usage{User: 1900 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: -1}),
 			"Client health: send lag p50 20.00 ms, p99 39.60 ms, max 40.00 ms; CPU 1.90 s (95% of 2 cores)\n" +
 				"WARNING: the client was likely the bottleneck (send lag p99 39.60 ms > 10.00 ms; CPU 95% of 2 cores > 90%): these numbers may describe vbench, not the server; do not publish them as the server's.\n"},
+		// With the in-process simulator the CPU is not the client's alone: no
+		// CPU criterion.
+		{"simulator", run.ComputeHealth(recs(0, 1), run.Load{CPU: run.Usage{User: 1900 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: -1, WithSimulator: true}),
+			"Client health: send lag p50 0.50 ms, p99 0.99 ms, max 1.00 ms; CPU 1.90 s (95% of 2 cores) (includes the built-in simulator)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,6 +48,9 @@ type Result struct {
 	Workload Workload
 	// Label is the result's label, else its backend.
 	Label string
+	// Interrupted reports the run was cancelled before it finished (from
+	// the "vbench" object's "interrupted").
+	Interrupted bool
 }
 
 // ErrNotResult is returned (wrapped) by LoadResult for a JSON file that is
@@ -65,8 +68,8 @@ func LoadResult(path string, samples bool) (*Result, error) {
 	defer f.Close()
 	v, err := report.DecodePython(f)
 	if err != nil {
-		if strings.Contains(err.Error(), "unexpected data after the value") {
-			return nil, fmt.Errorf("%s holds several results (written with --append-result?): give one result per file", path)
+		if errors.Is(err, report.ErrTrailingData) {
+			return nil, fmt.Errorf("%s holds several results (written with --append-result?): give one result per file (%w)", path, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -96,6 +99,9 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		if vo, ok := vb.(*report.Object); ok {
 			res.ScenarioHash = text(vo, "scenario_hash")
 			recordsFile = text(vo, "records")
+			if b, ok := vo.Get("interrupted"); ok {
+				res.Interrupted, _ = b.(bool)
+			}
 			if e, ok := vo.Get("experiment"); ok {
 				info := &RunInfo{}
 				if err := reencode(e, info); err != nil {

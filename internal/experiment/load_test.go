@@ -11,6 +11,7 @@ import (
 
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
 	vstats "github.com/vbench/vbench/internal/stats"
 )
 
@@ -200,5 +201,37 @@ func TestNaturalCompare(t *testing.T) {
 		if got := naturalCompare(tt.a, tt.b) < 0; got != tt.less {
 			t.Errorf("naturalCompare(%q, %q) < 0 = %v", tt.a, tt.b, got)
 		}
+	}
+}
+
+// ReportDir skips a file holding several results, with a warning, and
+// summarises the rest.
+func TestReportDirSkipsAppended(t *testing.T) {
+	dir := t.TempDir()
+	detailed, err := os.ReadFile(filepath.Join("testdata", "random-detailed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"one.json":      string(detailed),
+		"appended.json": string(detailed) + "\n" + string(detailed),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := LoadResult(filepath.Join(dir, "appended.json"), false); !errors.Is(err, report.ErrTrailingData) {
+		t.Errorf("appended: %v, want ErrTrailingData", err)
+	}
+	var warn strings.Builder
+	sum, err := ReportDir(dir, ReportOptions{Warnings: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Rows) != 1 {
+		t.Errorf("%d rows, want 1", len(sum.Rows))
+	}
+	if !strings.Contains(warn.String(), "warning: skipping ") || !strings.Contains(warn.String(), "appended.json holds several results") {
+		t.Errorf("warnings: %q", warn.String())
 	}
 }

@@ -13,13 +13,16 @@ import (
 // start rate at the run start, then, whenever the integer part of the
 // rate of a released request exceeds the last recorded integer, one event
 // per integer in between, stamped with that request's release time.
-func rpsChangeEvents(r *scenario.RampUp, spec schedule.Spec, res *run.Result) []report.RPSChangeEvent {
+// planned is the number of requests the run was to send: the rates are
+// those of the planned schedule, even when an interrupted run released
+// fewer.
+func rpsChangeEvents(r *scenario.RampUp, spec schedule.Spec, res *run.Result, planned int) []report.RPSChangeEvent {
 	if r == nil {
 		return nil
 	}
 	last := int(r.StartRPS)
 	events := []report.RPSChangeEvent{{RPS: last, Timestamp: isoformat(res.Start)}}
-	rates := schedule.Rates(spec, len(res.Records))
+	rates := schedule.Rates(spec, max(planned, len(res.Records)))
 	for i, rec := range res.Records {
 		if cur := int(rates[i]); cur > last {
 			ts := isoformat(res.Start.Add(rec.Released))

@@ -27,12 +27,15 @@ type vbenchInfo struct {
 	Experiment *RunInfo `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
+	// Interrupted marks a run cancelled before it finished: its requests
+	// that never ran count as failed, so --resume must not take it as done.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // writeReports prints the failure lines and the result block, then writes
 // the result JSON and the per-request JSONL when the scenario asks.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, end time.Time, env Env, out *Outcome) error {
-
+// planned is the number of requests the run was to send.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, end time.Time, env Env, out *Outcome) error {
 	if err := report.WriteMetricsNotes(env.Stdout, sum); err != nil {
 		return err
 	}
@@ -58,7 +61,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
 	})
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health)}
+		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
 	writeRecords := o.Records && env.Argv.extras()
 	if writeRecords {
 		out.RecordsPath = recordsPath(path)
@@ -69,16 +72,14 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		NumPrompts: sc.Load.NumPrompts, Metadata: env.Argv.metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
-		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res),
+		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
 		VBench:          env.Argv.vbenchObject(info),
 	})
 	if err != nil {
 		return fmt.Errorf("building the result JSON: %w", err)
 	}
-	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
-	}
-	out.ResultPath = path
+	// The records first: the result names them, so it must not exist
+	// without them.
 	if writeRecords {
 		var b bytes.Buffer
 		if err := record.WriteJSONL(&b, res.Records); err != nil {
@@ -88,6 +89,10 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 			return fmt.Errorf("writing the records: %w", err)
 		}
 	}
+	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	out.ResultPath = path
 	fmt.Fprintf(env.Stderr, "Result written to %s\n", path)
 	return nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -18,6 +19,9 @@ type ReportOptions struct {
 	// the results of several: by its name, or by a prefix of its hash (with
 	// or without "sha256:").
 	Experiment string
+	// Warnings, if set, receives a line for each file skipped because it
+	// holds several results (--append-result).
+	Warnings io.Writer
 }
 
 // ReportDir summarises the saved results under dir again, without running
@@ -27,7 +31,8 @@ type ReportOptions struct {
 // runs) are summarised as a plain set: the results in each directory are
 // the repeats of one row named after the directory (vllm bench sweep's
 // layout), and results directly under dir are a row each. JSON files that
-// are not serving results are ignored.
+// are not serving results are ignored, and files holding several results
+// are skipped with a warning.
 func ReportDir(dir string, opt ReportOptions) (*report.ExperimentSummary, error) {
 	var tagged, loose []*Result
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -40,6 +45,12 @@ func ReportDir(dir string, opt ReportOptions) (*report.ExperimentSummary, error)
 		res, err := LoadResult(path, false)
 		if err != nil {
 			if errors.Is(err, ErrNotResult) {
+				return nil
+			}
+			if errors.Is(err, report.ErrTrailingData) {
+				if opt.Warnings != nil {
+					fmt.Fprintf(opt.Warnings, "warning: skipping %v\n", err)
+				}
 				return nil
 			}
 			return err

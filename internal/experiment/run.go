@@ -51,6 +51,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
+	if err := Check(sc); err != nil {
+		return nil, err
+	}
 	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)
 	if err != nil {
 		return nil, err
@@ -150,11 +153,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	}
 
 	// Open the connections the first wave will use before the clock starts.
-	conns := min(len(prepared), 1024)
-	if maxConc > 0 {
-		conns = min(len(prepared), maxConc)
-	}
-	if err := client.Preconnect(ctx, conns); err != nil {
+	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
 		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
 	}
 	// Collect the dataset's garbage now rather than during the run.
@@ -175,9 +174,16 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 	})
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: res.Health()}
-	err = writeReports(sc, tgt, tokName, sum, res, end, env, out)
-	writeHealth(env.Stdout, out.Health)
+	load := res.Load()
+	load.WithSimulator = sc.Target.Simulator != nil
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), end, env, out)
+	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
+	healthOut := env.Stdout
+	if !env.Argv.extras() {
+		healthOut = env.Stderr
+	}
+	writeHealth(healthOut, out.Health)
 	if err != nil {
 		return out, err
 	}
@@ -188,6 +194,21 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(res.Records))
 	}
 	return out, nil
+}
+
+// firstWave is how many connections the run's first second needs, capped
+// at 1024: the concurrency limit, or the requests a finite (or ramp-up
+// start) rate sends in its first second, or all of them at rate inf.
+func firstWave(sc *scenario.Scenario, n, maxConc int) int {
+	switch {
+	case maxConc > 0:
+		n = min(n, maxConc)
+	case sc.Load.RampUp != nil:
+		n = min(n, int(sc.Load.RampUp.StartRPS)+1)
+	case !sc.Load.RequestRate.IsInf():
+		n = min(n, int(math.Ceil(float64(sc.Load.RequestRate)))+1)
+	}
+	return min(n, 1024)
 }
 
 // scheduleSpec is the scenario's arrival process.
@@ -216,7 +237,10 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		for _, w := range info.Warnings() {
 			fmt.Fprintln(env.Stderr, w)
 		}
-		api := backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure)
+		api, err := backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
+		if err != nil {
+			return nil, err
+		}
 		reqs, res, err := dataset.Align(ctx, api, reqs)
 		if err != nil {
 			return nil, fmt.Errorf("aligning prompts with the server tokenizer: %w", err)

@@ -237,8 +237,10 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 	if !out.Interrupted || len(out.Records) == 0 || len(out.Records) == 20 {
 		t.Fatalf("interrupted=%v with %d records", out.Interrupted, len(out.Records))
 	}
-	if _, err := os.Stat(out.ResultPath); err != nil {
-		t.Errorf("no result written: %v", err)
+	if res, err := LoadResult(out.ResultPath, false); err != nil {
+		t.Errorf("reading the result: %v", err)
+	} else if !res.Interrupted {
+		t.Errorf("result not marked interrupted")
 	}
 	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
 		t.Errorf("no result block:\n%s", stdout.String())
@@ -278,6 +280,33 @@ func TestRunRampUp(t *testing.T) {
 		rps, _ := e.(*report.Object).Get("rps")
 		if n, ok := rps.(int64); !ok || n != int64(10+i) {
 			t.Errorf("event %d rps = %v (%T), want %d", i, rps, rps, 10+i)
+		}
+	}
+}
+
+func TestFirstWave(t *testing.T) {
+	five := 5
+	tests := []struct {
+		name string
+		load scenario.Load
+		n    int
+		want int
+	}{
+		{"concurrency limit", scenario.Load{RequestRate: scenario.Inf, MaxConcurrency: &five}, 100, 5},
+		{"rate inf, no limit", scenario.Load{RequestRate: scenario.Inf}, 100, 100},
+		{"rate inf, capped", scenario.Load{RequestRate: scenario.Inf}, 5000, 1024},
+		{"finite rate: its first second", scenario.Load{RequestRate: 2.5}, 100, 4},
+		{"ramp-up: its start rate", scenario.Load{RequestRate: scenario.Inf, RampUp: &scenario.RampUp{StartRPS: 10, EndRPS: 100}}, 100, 11},
+		{"fewer requests than the wave", scenario.Load{RequestRate: 50}, 3, 3},
+	}
+	for _, tt := range tests {
+		sc := &scenario.Scenario{Load: tt.load}
+		maxConc := 0
+		if tt.load.MaxConcurrency != nil {
+			maxConc = *tt.load.MaxConcurrency
+		}
+		if got := firstWave(sc, tt.n, maxConc); got != tt.want {
+			t.Errorf("%s: firstWave = %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }

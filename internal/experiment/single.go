@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
-	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
@@ -87,7 +86,11 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 	}
 	if t.modelID == "" {
 		fmt.Fprintln(env.Stdout, "Model not specified, fetching first model from server...")
-		api := backend.NewServerAPI(t.base, "", sc.Target.Headers, sc.Target.Insecure)
+		api, err := backend.NewServerAPI(t.base, "", sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+		if err != nil {
+			t.closeSim()
+			return nil, err
+		}
 		id, root, err := api.Models(ctx)
 		if err != nil {
 			t.closeSim()
@@ -146,5 +149,3 @@ func sendAll(ctx context.Context, c *backend.Client, reqs []backend.Prepared, li
 	}
 	return recs
 }
-
-var _ = dataset.Request{}

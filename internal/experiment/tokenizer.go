@@ -65,7 +65,10 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (toke
 	if model == "" {
 		model = sc.Target.Model
 	}
-	api := backend.NewServerAPI(base, model, sc.Target.Headers, sc.Target.Insecure)
+	api, aerr := backend.NewServerAPI(base, model, sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+	if aerr != nil {
+		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, base, aerr)
+	}
 	srv, serr := tokenizer.NewServer(ctx, name, api)
 	if serr != nil {
 		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, base, serr)

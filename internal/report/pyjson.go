@@ -248,6 +248,10 @@ func appendU4(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }
 
+// ErrTrailingData is returned (wrapped) by DecodePython when the input
+// holds more than one JSON value, e.g. results appended to one file.
+var ErrTrailingData = errors.New("unexpected data after the value")
+
 // DecodePython reads one JSON value the way Python's json.load does:
 // objects become *Object with their key order kept (a repeated key keeps
 // its first position and its last value), integer literals int64 (or
@@ -266,7 +270,7 @@ func DecodePython(r io.Reader) (any, error) {
 		return nil, fmt.Errorf("decode json: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("decode json: unexpected data after the value")
+		return nil, fmt.Errorf("decode json: %w", ErrTrailingData)
 	}
 	return v, nil
 }

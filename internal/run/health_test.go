@@ -3,8 +3,10 @@ package run
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -70,23 +72,33 @@ func TestComputeHealth(t *testing.T) {
 func TestRunQueueKeepsGoroutinesBoundedAndFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n, limit = 200, 3
-		base := runtime.NumGoroutine()
+		// Counted inside the sender, not with runtime.NumGoroutine (which
+		// sees every goroutine of the test binary): the senders in flight at
+		// once, and the distinct goroutines that ran a sender.
+		var live, peak atomic.Int32
 		var mu sync.Mutex
-		peakG := 0
+		senders := map[uint64]int{}
 		sender := SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			cur := live.Add(1)
+			for p := peak.Load(); cur > p && !peak.CompareAndSwap(p, cur); p = peak.Load() {
+			}
 			mu.Lock()
-			peakG = max(peakG, runtime.NumGoroutine())
+			senders[goroutineID(t)]++
 			mu.Unlock()
 			fixedSender(ms(10)).Send(ctx, i, rec, now)
+			live.Add(-1)
 		})
 		res := Run(context.Background(), Plan{Offsets: make([]time.Duration, n), MaxConcurrency: limit}, sender)
 		if len(res.Records) != n {
 			t.Fatalf("%d records", len(res.Records))
 		}
-		// Each sender sleeps on a time.After timer (no goroutine): only the
-		// limit's worth of sender goroutines may exist besides the test's.
-		if extra := peakG - base; extra > limit+1 {
-			t.Errorf("%d goroutines beyond the baseline with %d queued requests, want at most %d", extra, n, limit+1)
+		if p := peak.Load(); p > limit {
+			t.Errorf("%d senders in flight at once, want at most %d", p, limit)
+		}
+		// The queued requests are sent by the goroutines that finish, not
+		// on new ones: only the limit's worth of goroutines ever send.
+		if len(senders) > limit {
+			t.Errorf("%d distinct sender goroutines for %d queued requests, want at most %d: %v", len(senders), n, limit, senders)
 		}
 		// FIFO: request i starts in wave i/limit.
 		for i, r := range res.Records {
@@ -101,6 +113,23 @@ func TestRunQueueKeepsGoroutinesBoundedAndFIFO(t *testing.T) {
 			t.Errorf("procs %d, host busy %v", res.Procs, res.HostBusy)
 		}
 	})
+}
+
+// goroutineID is the calling goroutine's id, from the header line of its
+// stack trace ("goroutine 42 [running]:"). It may run off the test's
+// goroutine, so it reports with Errorf, not Fatalf.
+func goroutineID(t *testing.T) uint64 {
+	var buf [64]byte
+	f := strings.Fields(string(buf[:runtime.Stack(buf[:], false)]))
+	if len(f) < 2 || f[0] != "goroutine" {
+		t.Errorf("unexpected stack header %q", buf)
+		return 0
+	}
+	id, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		t.Errorf("goroutine id in %q: %v", buf, err)
+	}
+	return id
 }
 
 func TestRunCancelDrainsQueue(t *testing.T) {
@@ -137,6 +166,9 @@ func TestHostCPUBusyFraction(t *testing.T) {
 		{HostCPU{Busy: 100, Total: 400}, HostCPU{Busy: 250, Total: 600}, 0.75},
 		{HostCPU{}, HostCPU{Busy: 1, Total: 2}, -1},                  // unknown start
 		{HostCPU{Busy: 1, Total: 2}, HostCPU{Busy: 1, Total: 2}, -1}, // no time passed
+		// Too short: 300 ticks over 8 cores is under 50 per core.
+		{HostCPU{Busy: 100, Total: 1000, Cores: 8}, HostCPU{Busy: 250, Total: 1300, Cores: 8}, -1},
+		{HostCPU{Busy: 100, Total: 1000, Cores: 8}, HostCPU{Busy: 400, Total: 1400, Cores: 8}, 0.75},
 	}
 	for _, tt := range tests {
 		if got := tt.after.BusyFraction(tt.before); got != tt.want {

@@ -63,10 +63,13 @@ type Result struct {
 	HostBusy float64
 }
 
-// Health returns the client-health numbers of the run (see ComputeHealth).
-func (r *Result) Health() Health {
-	return ComputeHealth(r.Records, Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy})
+// Load returns the resource use measured around the run.
+func (r *Result) Load() Load {
+	return Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy}
 }
+
+// Health returns the client-health numbers of the run (see ComputeHealth).
+func (r *Result) Health() Health { return ComputeHealth(r.Records, r.Load()) }
 
 // Run executes plan with sender. Request i is released at start+Offsets[i]
 // (an absolute deadline, so a late wake-up does not delay later requests)
@@ -74,9 +77,11 @@ func (r *Result) Health() Health {
 // is handed to the sender on a goroutine of its own at once. With a limit,
 // a released request starts on a new goroutine while fewer than
 // MaxConcurrency are in flight; otherwise it joins a FIFO queue, and the
-// goroutine of the next request to finish sends it. So the client holds at
-// most MaxConcurrency sender goroutines however many requests wait, and the
-// dispatcher never waits on a response.
+// goroutine of the next request to finish sends it (with OnDone, a new
+// goroutine does, started before OnDone is called, so the request never
+// waits on it). So the client holds at most MaxConcurrency sending
+// goroutines however many requests wait, and the dispatcher never waits on
+// a response.
 // Cancelling ctx stops dispatch and cancels requests in flight; their
 // records say so, and Run still returns every record it has.
 func Run(ctx context.Context, plan Plan, sender Sender) *Result {
@@ -95,8 +100,10 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
 
-	// work sends rec, then the queued requests while there are any.
-	work := func(rec *record.Record, queued bool) {
+	// work sends rec, then the queued requests while there are any. With
+	// OnDone, a finished request's slot passes to a new goroutine first.
+	var work func(rec *record.Record, queued bool)
+	work = func(rec *record.Record, queued bool) {
 		defer wg.Done()
 		for rec != nil {
 			if queued && ctx.Err() != nil {
@@ -105,9 +112,17 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 			} else {
 				sender.Send(ctx, rec.Index, rec, now)
 				if plan.OnDone != nil {
+					// Hand the next queued request to a goroutine of its
+					// own before reporting, so it never waits on OnDone
+					// (a terminal write): this goroutine then ends.
+					if next := q.next(); next != nil {
+						wg.Add(1)
+						go work(next, true)
+					}
 					doneMu.Lock()
 					plan.OnDone(rec)
 					doneMu.Unlock()
+					return
 				}
 			}
 			rec, queued = q.next(), true

@@ -128,3 +128,37 @@ func TestRunLateDispatchDoesNotAccumulate(t *testing.T) {
 		}
 	})
 }
+
+// A queued request is handed off before OnDone runs: here OnDone of the
+// first request waits until the second one is being sent.
+func TestQueuedRequestDoesNotWaitOnDone(t *testing.T) {
+	second := make(chan struct{})
+	sender := SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+		rec.Start = now()
+		if i == 1 {
+			close(second)
+		}
+		rec.Success = true
+	})
+	var waited bool
+	res := Run(context.Background(), Plan{
+		Offsets:        []time.Duration{0, 0},
+		MaxConcurrency: 1,
+		OnDone: func(rec *record.Record) {
+			if rec.Index != 0 {
+				return
+			}
+			select {
+			case <-second:
+				waited = true
+			case <-time.After(10 * time.Second):
+			}
+		},
+	}, sender)
+	if !waited {
+		t.Error("the queued request was not sent while OnDone of the first ran")
+	}
+	if len(res.Records) != 2 || !res.Records[1].Success {
+		t.Errorf("records %+v", res.Records)
+	}
+}

@@ -52,12 +52,22 @@ type HostCPU struct {
 	Busy uint64
 	// Total is the time of every state.
 	Total uint64
+	// Cores is the number of CPUs the times are summed over (0 when
+	// unknown, taken as 1).
+	Cores int
 }
 
+// MinHostTicksPerCore is the fewest clock ticks per core (at the usual
+// 100 Hz, half a second) BusyFraction needs: over less, the tick counts
+// are too coarse to give a share.
+const MinHostTicksPerCore = 50
+
 // BusyFraction is the share of the host's CPU time that was busy between
-// v and h (h taken later), or -1 when unknown.
+// v and h (h taken later), or -1 when unknown: when either reading failed
+// or fewer than MinHostTicksPerCore ticks per core passed.
 func (h HostCPU) BusyFraction(v HostCPU) float64 {
-	if h.Total <= v.Total || v.Total == 0 || h.Busy < v.Busy {
+	cores := uint64(max(h.Cores, 1))
+	if h.Total <= v.Total || v.Total == 0 || h.Busy < v.Busy || h.Total-v.Total < MinHostTicksPerCore*cores {
 		return -1
 	}
 	return float64(h.Busy-v.Busy) / float64(h.Total-v.Total)

@@ -30,13 +30,14 @@ func ReadUsage() Usage {
 }
 
 // ReadHostCPU reads the host's CPU times from /proc/stat's "cpu" line
-// (user nice system idle iowait irq softirq steal ...); zero elsewhere.
+// (user nice system idle iowait irq softirq steal ...), and the number of
+// cores from its "cpuN" lines; zero elsewhere.
 func ReadHostCPU() HostCPU {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return HostCPU{}
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
+	line, rest, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 5 || f[0] != "cpu" {
 		return HostCPU{}
@@ -51,6 +52,11 @@ func ReadHostCPU() HostCPU {
 		h.Total += n
 		if i != 3 && i != 4 { // idle, iowait
 			h.Busy += n
+		}
+	}
+	for l := range strings.Lines(rest) {
+		if strings.HasPrefix(l, "cpu") {
+			h.Cores++
 		}
 	}
 	return h

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // RedactedValue replaces header values in [Scenario.Redacted].
@@ -60,17 +62,20 @@ func canonicalJSON(data []byte) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Redacted returns a deep copy of s in which every header value, including
-// those in compare variants and sweep axes, is replaced by [RedactedValue]. Use
-// it wherever a scenario is printed or saved.
+// Redacted returns a deep copy of s in which every header value is
+// replaced by [RedactedValue] and the password of every target base_url by
+// "xxxxx" (as [url.URL.Redacted] does), including those in compare variants
+// and sweep axes. Use it wherever a scenario is printed or saved.
 func (s *Scenario) Redacted() *Scenario {
 	c := s.clone()
 	redactHeaders(c.Target.Headers)
+	c.Target.BaseURL = redactURL(c.Target.BaseURL)
 	if c.Compare != nil {
 		for name, raw := range c.Compare.Variants {
 			c.Compare.Variants[name] = redactJSON(raw, func(v any) any {
 				if target, ok := field(v, "target"); ok {
 					redactAny(field(target, "headers"))
+					redactURLField(target)
 				}
 				return v
 			})
@@ -87,6 +92,11 @@ func (s *Scenario) Redacted() *Scenario {
 					switch {
 					case len(labels) == 1:
 						redactAny(field(v, "headers"))
+						redactURLField(v)
+					case labels[1] == "base_url" && len(labels) == 2:
+						if u, ok := v.(string); ok {
+							return redactURL(u)
+						}
 					case labels[1] != "headers":
 					case len(labels) == 2:
 						redactAny(v, true)
@@ -99,6 +109,32 @@ func (s *Scenario) Redacted() *Scenario {
 		}
 	}
 	return c
+}
+
+// redactURL returns u with its password, if any, replaced by "xxxxx". A
+// string that does not parse as a URL but may hold credentials is replaced
+// by [RedactedValue] whole.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		if strings.Contains(u, "@") {
+			return RedactedValue
+		}
+		return u
+	}
+	if _, has := p.User.Password(); !has {
+		return u
+	}
+	return p.Redacted()
+}
+
+// redactURLField redacts the base_url of the JSON object target.
+func redactURLField(target any) {
+	if m, ok := target.(map[string]any); ok {
+		if u, ok := m["base_url"].(string); ok {
+			m["base_url"] = redactURL(u)
+		}
+	}
 }
 
 func redactHeaders(h map[string]string) {

@@ -319,3 +319,51 @@ func TestRedacted(t *testing.T) {
 		t.Errorf("redacted scenario is invalid: %v", err)
 	}
 }
+
+// TestRedactedBaseURL checks that Redacted hides the password of every
+// target base_url but keeps the rest of the URL.
+func TestRedactedBaseURL(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t, Options{}, src("rich.cue", rich))
+	s.Target.BaseURL = "https://alice:pw-s3cret@h:8443"
+	if s.Compare == nil {
+		s.Compare = &Compare{}
+	}
+	s.Compare.Variants = map[string]json.RawMessage{
+		"v": json.RawMessage(`{"target":{"base_url":"https://bob:pw-s3cret@other"}}`),
+	}
+	s.Sweep = &Sweep{Axes: map[string][]json.RawMessage{
+		"target.base_url": {json.RawMessage(`"http://carol:pw-s3cret@a"`), json.RawMessage(`"http://b"`)},
+		"target":          {json.RawMessage(`{"base_url":"http://dave:pw-s3cret@c"}`)},
+	}}
+	r := s.Redacted()
+	if r.Target.BaseURL != "https://alice:xxxxx@h:8443" {
+		t.Errorf("base_url = %q, want the password redacted", r.Target.BaseURL)
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte("pw-s3cret")) {
+		t.Errorf("redacted scenario holds a URL password:\n%s", out)
+	}
+	for _, user := range []string{"bob:xxxxx@other", "carol:xxxxx@a", `"http://b"`, "dave:xxxxx@c"} {
+		if !bytes.Contains(out, []byte(user)) {
+			t.Errorf("redacted scenario lacks %s:\n%s", user, out)
+		}
+	}
+	if s.Target.BaseURL != "https://alice:pw-s3cret@h:8443" {
+		t.Errorf("Redacted changed the original")
+	}
+	for in, want := range map[string]string{
+		"":                   "",
+		"http://h:8000":      "http://h:8000",
+		"http://user@h":      "http://user@h",
+		"http://u:p@h/x?q=1": "http://u:xxxxx@h/x?q=1",
+		"http://u:p@h%zz":    RedactedValue,
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -229,7 +229,17 @@ func TestCloseWaitsForHandlers(t *testing.T) {
 		}
 		errc <- err
 	}()
-	for s.Stats().Running != 1 { // the stream has started
+	// Generous bound: this only fails if the stream never starts.
+	deadline := time.Now().Add(10 * time.Second)
+	for st := s.Stats(); st.Running != 1; st = s.Stats() { // the stream has started
+		select {
+		case err := <-errc:
+			t.Fatalf("client ended before the stream started: %v; stats %+v", err, st)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream not running after 10 s: %+v", st)
+		}
 		time.Sleep(time.Millisecond)
 	}
 	if err := s.Close(); err != nil {

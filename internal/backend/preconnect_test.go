@@ -1,0 +1,73 @@
+package backend
+
+import (
+	"context"
+	"net"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestPreconnectExpires checks that pre-dialled connections are handed out
+// only for preconnectMaxAge, then closed and replaced by new dials. The
+// clock is simulated.
+func TestPreconnectExpires(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	c, err := New(Config{Backend: "openai", URL: "http://" + ln.Addr().String() + "/v1/completions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now := time.Unix(1000, 0)
+	c.dial.now = func() time.Time { return now }
+	ctx := context.Background()
+	if err := c.Preconnect(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	pre := slices.Clone(c.dial.ready)
+	addr := ln.Addr().String()
+
+	now = now.Add(preconnectMaxAge)
+	got, err := c.dial.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pre, got) {
+		t.Error("a dial within preconnectMaxAge did not get a pre-dialled connection")
+	}
+	_ = got.Close()
+
+	now = now.Add(time.Millisecond)
+	got, err = c.dial.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	if slices.Contains(pre, got) {
+		t.Error("a dial after preconnectMaxAge got a stale pre-dialled connection")
+	}
+	if n := len(c.dial.ready); n != 0 {
+		t.Errorf("%d stale pre-dialled connections kept, want 0", n)
+	}
+	for _, p := range pre {
+		if p == got {
+			continue
+		}
+		if _, err := p.Write([]byte("x")); err == nil {
+			t.Error("a stale pre-dialled connection was left open")
+		}
+	}
+}
