@@ -2,9 +2,11 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
+	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/record"
 )
 
@@ -75,15 +77,14 @@ type Health struct {
 func ComputeHealth(recs []*record.Record, load Load) Health {
 	cpu, wall, procs := load.CPU, load.Wall, load.Procs
 	h := Health{Requests: len(recs), CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy, WithSimulator: load.WithSimulator}
-	lags := make([]time.Duration, len(recs))
+	lags := make([]float64, len(recs))
 	for i, r := range recs {
-		lags[i] = r.SendLag()
+		lags[i] = r.SendLag().Seconds()
 	}
-	slices.Sort(lags)
-	h.SendLagP50 = percentile(lags, 50)
-	h.SendLagP99 = percentile(lags, 99)
+	h.SendLagP50 = seconds(metrics.Percentile(lags, 50))
+	h.SendLagP99 = seconds(metrics.Percentile(lags, 99))
 	if len(lags) > 0 {
-		h.SendLagMax = lags[len(lags)-1]
+		h.SendLagMax = seconds(slices.Max(lags))
 	}
 	if wall > 0 && procs > 0 {
 		h.CPUFraction = cpu.Total().Seconds() / (wall.Seconds() * float64(procs))
@@ -104,20 +105,8 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 	return h
 }
 
-// percentile is numpy's linear-interpolation percentile of sorted values
-// (rank p/100·(n−1)); 0 when empty.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := p / 100 * float64(len(sorted)-1)
-	lo := int(rank)
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	frac := rank - float64(lo)
-	return sorted[lo] + time.Duration(frac*float64(sorted[lo+1]-sorted[lo]))
-}
+// seconds converts float seconds to a Duration, rounding to the nanosecond.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
 // Millis formats d in milliseconds with two decimals ("0.02").
 func Millis(d time.Duration) string {
