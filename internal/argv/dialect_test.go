@@ -91,11 +91,23 @@ func TestMetadataOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(cmd.MetadataOrder, ","); got != "zeta,alpha,mid" {
-		t.Errorf("MetadataOrder = %s, want zeta,alpha,mid", got)
+	var keys []string
+	for _, kv := range cmd.Scenario.Output.Metadata {
+		keys = append(keys, kv.Key)
 	}
-	if v := cmd.Scenario.Output.Metadata["zeta"]; v != "3" {
+	if got := strings.Join(keys, ","); got != "zeta,alpha,mid" {
+		t.Errorf("metadata keys = %s, want zeta,alpha,mid", got)
+	}
+	if v, _ := cmd.Scenario.Output.Metadata.Get("zeta"); v != "3" {
 		t.Errorf("zeta = %q, want 3", v)
+	}
+	// Format writes the keys back in the same order.
+	out, err := Format(cmd.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(out, " "), "--metadata zeta=3 alpha=2 mid=4"; got != want {
+		t.Errorf("Format = %s, want %s", got, want)
 	}
 }
 

@@ -84,8 +84,7 @@ type namespace struct {
 
 	saveResult, saveDetailed, appendResult, disableTqdm bool
 	resultDir, resultFilename, label                    string
-	metadata                                            map[string]string
-	metadataOrder                                       []string
+	metadata                                            scenario.Metadata
 
 	extras bool
 }

@@ -164,7 +164,7 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 	case "--endpoint":
 		return one(t.Endpoint), nil
 	case "--header":
-		return pairs("target.headers", t.Headers)
+		return pairs("target.headers", sortedPairs(t.Headers))
 	case "--model":
 		return str(t.Model), nil
 	case "--served-model-name":
@@ -294,18 +294,28 @@ func rampUp(r *scenario.RampUp, name string) ([]string, error) {
 	return []string{strconv.FormatInt(int64(rate), 10)}, nil
 }
 
-// pairs writes a header or metadata map as KEY=VALUE values, sorted by
-// key. vLLM strips both sides and splits at the first "=", so a key with
-// "=" or either side with surrounding whitespace cannot be written. A pair
-// that would start with "-" (and so read as an option) gets a leading
-// space, which vLLM strips.
-func pairs(field string, m map[string]string) ([]string, error) {
-	if len(m) == 0 {
+// sortedPairs is m as pairs sorted by key.
+func sortedPairs(m map[string]string) []scenario.KV {
+	out := make([]scenario.KV, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, scenario.KV{Key: k, Value: m[k]})
+	}
+	return out
+}
+
+// pairs writes header or metadata pairs as KEY=VALUE values, in order
+// (headers sorted by key, metadata in its own order, which vLLM keeps in
+// the result). vLLM strips both sides and splits at the first "=", so a
+// key with "=" or either side with surrounding whitespace cannot be
+// written. A pair that would start with "-" (and so read as an option)
+// gets a leading space, which vLLM strips.
+func pairs(field string, kvs []scenario.KV) ([]string, error) {
+	if len(kvs) == 0 {
 		return nil, nil
 	}
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v := m[k]
+	for _, kv := range kvs {
+		k, v := kv.Key, kv.Value
 		if strings.Contains(k, "=") || strings.Trim(k, pySpace) != k || strings.Trim(v, pySpace) != v {
 			return nil, &Error{Flag: fmt.Sprintf("%s %q", field, k),
 				Msg: "has no vllm bench serve form (vLLM splits KEY=VALUE at the first \"=\" and strips spaces around both)"}

@@ -24,7 +24,7 @@ func TestFormat(t *testing.T) {
 		{[]string{"--top-p", "-0.5", "--label=-x", "--tokenizer-mode=", "--temperature", "1e-7", "--request-rate", "1e21"},
 			"--tokenizer-mode= --request-rate 1e+21 --temperature 1e-07 --top-p=-0.5 --label=-x"},
 		{[]string{"--metadata", "b=2", "-a=1 ", "--header=-h=v", "--goodput", "ttft:1.5", "e2el:2"},
-			"--header  -h=v --goodput e2el:2 ttft:1.5 --metadata  -a=1 b=2"},
+			"--header  -h=v --goodput e2el:2 ttft:1.5 --metadata b=2  -a=1"},
 		{[]string{"--extra-body.stop+", "a,b", "--extra-body.n", "1k"}, `--extra-body {"n":1000,"stop":["a","b"]}`},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "9", "--percentile-metrics", "e2el", "--metric-percentiles", "50,99.9"},
 			"--ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 9 --percentile-metrics e2el --metric-percentiles 50,99.9"},

@@ -25,9 +25,6 @@ type Command struct {
 	// Extras is --vbench-extras: the result JSON gets the "vbench" object and
 	// the per-request records are written, as with vbench run.
 	Extras bool
-	// MetadataOrder is the order of the --metadata keys, which the
-	// scenario's metadata map does not keep.
-	MetadataOrder []string
 	// Sources maps each scenario field path a flag set (CUE syntax, e.g.
 	// "dataset.random.input_len") to that flag.
 	Sources map[string]string
@@ -82,7 +79,7 @@ func ParseCommand(args []string, opts Options) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Command{Scenario: sc, Extras: n.extras, MetadataOrder: n.metadataOrder, Sources: sources, Warnings: p.warnings}, nil
+	return &Command{Scenario: sc, Extras: n.extras, Sources: sources, Warnings: p.warnings}, nil
 }
 
 // parser holds the state of one parse.

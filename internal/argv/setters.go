@@ -116,23 +116,17 @@ func setHeaders(n *namespace, v []string) error {
 	return nil
 }
 
-// setMetadata stores --metadata KEY=VALUE... and the order of the keys; a
-// repeated key keeps its first position and takes the last value, as the
-// result dict does.
+// setMetadata stores --metadata KEY=VALUE... in order; a repeated key
+// keeps its first position and takes the last value, as the result dict
+// does.
 func setMetadata(n *namespace, v []string) error {
-	n.metadata, n.metadataOrder = nil, nil
+	n.metadata = nil
 	for _, item := range v {
 		k, val, err := splitPair(item, "metadata item")
 		if err != nil {
 			return err
 		}
-		if n.metadata == nil {
-			n.metadata = map[string]string{}
-		}
-		if _, seen := n.metadata[k]; !seen {
-			n.metadataOrder = append(n.metadataOrder, k)
-		}
-		n.metadata[k] = val
+		n.metadata.Set(k, val)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func doServe(cmd *cobra.Command, p Process, args []string) error {
 	}
 	_, err = experiment.Run(cmd.Context(), pc.Scenario, experiment.Env{
 		Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now,
-		Argv: &experiment.ArgvMode{Extras: pc.Extras, MetadataOrder: pc.MetadataOrder},
+		Argv: &experiment.ArgvMode{Extras: pc.Extras},
 	})
 	return runErr(err)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -69,7 +68,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	}
 	data, err := report.MarshalResult(report.ResultInput{
 		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
-		NumPrompts: sc.Load.NumPrompts, Metadata: env.Argv.metadata(o.Metadata),
+		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
@@ -102,17 +101,12 @@ func recordsPath(result string) string {
 	return strings.TrimSuffix(result, filepath.Ext(result)) + ".records.jsonl"
 }
 
-// metadata orders the scenario's metadata by key (a CUE struct has no
-// order a user could rely on).
-func metadata(m map[string]string) []report.Metadata {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]report.Metadata, len(keys))
-	for i, k := range keys {
-		out[i] = report.Metadata{Key: k, Value: m[k]}
+// metadata is the scenario's metadata in its own order (file or
+// command-line order), which vLLM keeps in the result JSON.
+func metadata(m scenario.Metadata) []report.Metadata {
+	out := make([]report.Metadata, len(m))
+	for i, kv := range m {
+		out[i] = report.Metadata{Key: kv.Key, Value: kv.Value}
 	}
 	return out
 }

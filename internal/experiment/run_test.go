@@ -100,7 +100,7 @@ func TestRunResultKeys(t *testing.T) {
 		{"detailed", "output: save_detailed: true", concat(header, bodyDetailed, stats, []string{"vbench"})},
 		{"metadata, label and percentiles", `output: {label: "lbl", metadata: {b: "2", a: "1"}}
 metrics: {percentile_metrics: ["ttft", "e2el"], metric_percentiles: [50, 99.9]}`,
-			concat(header[:7], []string{"a", "b"}, header[7:],
+			concat(header[:7], []string{"b", "a"}, header[7:],
 				without(bodyDetailed, "input_lens", "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors"),
 				[]string{"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p50_ttft_ms", "p99.9_ttft_ms",
 					"mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p50_e2el_ms", "p99.9_e2el_ms", "vbench"})},
