@@ -170,8 +170,8 @@ type Step struct {
 	Events int `json:"events"`
 	// DurationS is the step's benchmark duration in seconds.
 	DurationS float64 `json:"duration_s"`
-	// LoadAverage is the host's load average (1, 5, 15 min) before and
-	// after the step, from /proc/loadavg.
+	// LoadAverageBefore and LoadAverageAfter are the host's load average
+	// (1, 5, 15 min) before and after the step, from /proc/loadavg.
 	LoadAverageBefore string `json:"load_average_before,omitempty"`
 	LoadAverageAfter  string `json:"load_average_after,omitempty"`
 	// TTFT and ITL compare the client's numbers with the truth.
@@ -261,9 +261,12 @@ type Client struct {
 // Spread is a mean, 99th percentile (numpy's linear interpolation) and
 // maximum, in ms.
 type Spread struct {
+	// Mean is the mean, in ms.
 	Mean float64 `json:"mean"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
+	// P99 is the 99th percentile, in ms.
+	P99 float64 `json:"p99"`
+	// Max is the maximum, in ms.
+	Max float64 `json:"max"`
 }
 
 // RequestPath times a request's way to the simulator's handler, whose
@@ -300,8 +303,11 @@ func spread(recs []*record.Record, d func(*record.Record) time.Duration) Spread 
 
 // SendLag holds send-lag percentiles in ms.
 type SendLag struct {
+	// P50 is the median send lag, in ms.
 	P50 float64 `json:"p50"`
+	// P99 is the 99th-percentile send lag, in ms.
 	P99 float64 `json:"p99"`
+	// Max is the largest send lag, in ms.
 	Max float64 `json:"max"`
 }
 

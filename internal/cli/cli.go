@@ -32,7 +32,9 @@ const (
 
 // Process is the process state a command may use.
 type Process struct {
-	Stdin          io.Reader
+	// Stdin is the standard input, read e.g. by import - and tokenize.
+	Stdin io.Reader
+	// Stdout and Stderr are the standard output and error streams.
 	Stdout, Stderr io.Writer
 	// Getenv reads an environment variable.
 	Getenv func(string) string

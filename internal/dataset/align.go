@@ -33,6 +33,7 @@ const (
 
 // AlignResult reports an alignment.
 type AlignResult struct {
+	// Status says what Align did.
 	Status AlignStatus
 	// Server and Expected are the first prompt's token counts by the
 	// server and by the client (set unless Skipped or Unavailable).

@@ -19,13 +19,21 @@ type Scenario struct {
 	// Seed seeds every random choice (dataset sampling, arrival times).
 	Seed int64 `json:"seed"`
 
-	Target    Target    `json:"target"`
+	// Target says where requests go and how they are shaped.
+	Target Target `json:"target"`
+	// Tokenizer selects the client-side tokenizer used to build prompts and
+	// count tokens.
 	Tokenizer Tokenizer `json:"tokenizer"`
-	Dataset   Dataset   `json:"dataset"`
-	Load      Load      `json:"load"`
-	Sampling  Sampling  `json:"sampling"`
-	Metrics   Metrics   `json:"metrics"`
-	Output    Output    `json:"output"`
+	// Dataset says where prompts come from (exactly one kind is set).
+	Dataset Dataset `json:"dataset"`
+	// Load is the request count, arrival process and concurrency.
+	Load Load `json:"load"`
+	// Sampling holds the sampling parameters sent with each request.
+	Sampling Sampling `json:"sampling"`
+	// Metrics selects the reported statistics.
+	Metrics Metrics `json:"metrics"`
+	// Output says what is written where.
+	Output Output `json:"output"`
 
 	// Sweep, Repeat and Compare are the experiment shapes; nil for a single run.
 	Sweep   *Sweep   `json:"sweep,omitempty"`
@@ -37,8 +45,10 @@ type Scenario struct {
 type Target struct {
 	// BaseURL, if set, is prefixed to Endpoint; otherwise http://Host:Port is.
 	BaseURL string `json:"base_url,omitempty"`
-	Host    string `json:"host"`
-	Port    int    `json:"port"`
+	// Host is the server host when BaseURL is not set (--host).
+	Host string `json:"host"`
+	// Port is the server port when BaseURL is not set (--port).
+	Port int `json:"port"`
 	// Endpoint is the API path (vLLM default /v1/completions for every backend).
 	Endpoint string `json:"endpoint"`
 	// Backend is one of vLLM's backend names (openai, vllm, openai-chat, ...).
@@ -104,20 +114,34 @@ type Tokenizer struct {
 
 // Dataset is a discriminated union: exactly one field is non-nil.
 type Dataset struct {
-	Random           *RandomDataset           `json:"random,omitempty"`
-	RandomMM         *RandomMMDataset         `json:"random_mm,omitempty"`
-	RandomRerank     *RandomRerankDataset     `json:"random_rerank,omitempty"`
-	ShareGPT         *ShareGPTDataset         `json:"sharegpt,omitempty"`
-	Sonnet           *SonnetDataset           `json:"sonnet,omitempty"`
-	BurstGPT         *BurstGPTDataset         `json:"burstgpt,omitempty"`
-	Custom           *CustomDataset           `json:"custom,omitempty"`
-	CustomImage      *CustomDataset           `json:"custom_image,omitempty"`
-	CustomAudio      *CustomDataset           `json:"custom_audio,omitempty"`
+	// Random is synthetic prompts of random tokens (the default).
+	Random *RandomDataset `json:"random,omitempty"`
+	// RandomMM is random prompts plus random images and videos.
+	RandomMM *RandomMMDataset `json:"random_mm,omitempty"`
+	// RandomRerank is random query and document batches for vllm-rerank.
+	RandomRerank *RandomRerankDataset `json:"random_rerank,omitempty"`
+	// ShareGPT is the ShareGPT conversations file.
+	ShareGPT *ShareGPTDataset `json:"sharegpt,omitempty"`
+	// Sonnet is lines of a poem (deprecated upstream).
+	Sonnet *SonnetDataset `json:"sonnet,omitempty"`
+	// BurstGPT is the BurstGPT trace CSV.
+	BurstGPT *BurstGPTDataset `json:"burstgpt,omitempty"`
+	// Custom is a JSONL file with a prompt column.
+	Custom *CustomDataset `json:"custom,omitempty"`
+	// CustomImage is the custom dataset with images.
+	CustomImage *CustomDataset `json:"custom_image,omitempty"`
+	// CustomAudio is the custom dataset with audio.
+	CustomAudio *CustomDataset `json:"custom_audio,omitempty"`
+	// PrefixRepetition is random prompts sharing a few random prefixes.
 	PrefixRepetition *PrefixRepetitionDataset `json:"prefix_repetition,omitempty"`
-	HF               *HFDataset               `json:"hf,omitempty"`
-	SpecBench        *SpecBenchDataset        `json:"spec_bench,omitempty"`
-	SpeedBench       *SpeedBenchDataset       `json:"speed_bench,omitempty"`
-	TimedTrace       *TimedTraceDataset       `json:"timed_trace,omitempty"`
+	// HF is one of vLLM's supported Hugging Face datasets.
+	HF *HFDataset `json:"hf,omitempty"`
+	// SpecBench is the SpecBench JSONL file.
+	SpecBench *SpecBenchDataset `json:"spec_bench,omitempty"`
+	// SpeedBench is a SPEED-Bench directory.
+	SpeedBench *SpeedBenchDataset `json:"speed_bench,omitempty"`
+	// TimedTrace is a JSONL trace with timestamps and prompt hash ids.
+	TimedTrace *TimedTraceDataset `json:"timed_trace,omitempty"`
 }
 
 // Kind returns the name of the dataset kind that is set, in vLLM's
@@ -159,7 +183,9 @@ func (d Dataset) Kind() string {
 // RangeRatio is vLLM's --random-range-ratio: one ratio for both lengths, or
 // separate input and output ratios, each in [0, 1).
 type RangeRatio struct {
-	Input  float64 `json:"input"`
+	// Input is the jitter ratio of prompt lengths.
+	Input float64 `json:"input"`
+	// Output is the jitter ratio of output lengths.
 	Output float64 `json:"output"`
 }
 
@@ -176,26 +202,48 @@ func (r *RangeRatio) UnmarshalJSON(b []byte) error {
 
 // RandomDataset is vLLM's random dataset (reference §4.1).
 type RandomDataset struct {
-	InputLen   int        `json:"input_len"`
-	OutputLen  int        `json:"output_len"`
+	// InputLen is the target prompt length in tokens (--random-input-len).
+	InputLen int `json:"input_len"`
+	// OutputLen is the target output length in tokens (--random-output-len).
+	OutputLen int `json:"output_len"`
+	// RangeRatio jitters the lengths uniformly in [len·(1−r), len·(1+r)]
+	// (--random-range-ratio).
 	RangeRatio RangeRatio `json:"range_ratio"`
-	PrefixLen  int        `json:"prefix_len"`
-	BatchSize  int        `json:"batch_size"`
+	// PrefixLen is the length of a random prefix shared by every prompt
+	// (--random-prefix-len).
+	PrefixLen int `json:"prefix_len"`
+	// BatchSize groups this many prompts into one request, for embeddings
+	// (--random-batch-size).
+	BatchSize int `json:"batch_size"`
 }
 
 // RandomMMDataset is vLLM's random-mm dataset.
 type RandomMMDataset struct {
+	// RandomDataset holds the random dataset's options.
 	RandomDataset
-	BaseItemsPerRequest  int             `json:"base_items_per_request"`
-	NumMMItemsRangeRatio float64         `json:"num_mm_items_range_ratio"`
-	LimitMMPerPrompt     map[string]int  `json:"limit_mm_per_prompt"`
-	BucketConfig         json.RawMessage `json:"bucket_config,omitempty"`
-	EnableMultimodalChat bool            `json:"enable_multimodal_chat"`
+	// BaseItemsPerRequest is the mean number of multimodal items per request
+	// (--random-mm-base-items-per-request).
+	BaseItemsPerRequest int `json:"base_items_per_request"`
+	// NumMMItemsRangeRatio jitters the item count, in [0, 1]
+	// (--random-mm-num-mm-items-range-ratio).
+	NumMMItemsRangeRatio float64 `json:"num_mm_items_range_ratio"`
+	// LimitMMPerPrompt caps the items per modality
+	// (--random-mm-limit-mm-per-prompt).
+	LimitMMPerPrompt map[string]int `json:"limit_mm_per_prompt"`
+	// BucketConfig maps "height,width,frames" to the probability of that
+	// item shape (--random-mm-bucket-config).
+	BucketConfig json.RawMessage `json:"bucket_config,omitempty"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
 }
 
 // RandomRerankDataset is vLLM's random-rerank dataset.
 type RandomRerankDataset struct {
+	// RandomDataset holds the random dataset's options.
 	RandomDataset
+	// NoReranker counts tokens for a model that is not a reranker
+	// (--no-reranker).
 	NoReranker bool `json:"no_reranker"`
 }
 
@@ -211,94 +259,162 @@ type FileOptions struct {
 
 // ShareGPTDataset is vLLM's sharegpt dataset.
 type ShareGPTDataset struct {
+	// FileOptions says which file to read and how.
 	FileOptions
 	// OutputLen, if set, fixes every output length.
-	OutputLen            *int `json:"output_len,omitempty"`
+	OutputLen *int `json:"output_len,omitempty"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
 	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
 }
 
 // SonnetDataset is vLLM's (deprecated) sonnet dataset.
 type SonnetDataset struct {
-	Path      string `json:"path"`
-	InputLen  int    `json:"input_len"`
-	OutputLen int    `json:"output_len"`
-	PrefixLen int    `json:"prefix_len"`
+	// Path is the text file of lines (--dataset-path).
+	Path string `json:"path"`
+	// InputLen is the target prompt length in tokens (--sonnet-input-len).
+	InputLen int `json:"input_len"`
+	// OutputLen is the output length in tokens (--sonnet-output-len).
+	OutputLen int `json:"output_len"`
+	// PrefixLen is the length of the shared prefix in tokens
+	// (--sonnet-prefix-len).
+	PrefixLen int `json:"prefix_len"`
 }
 
 // BurstGPTDataset is vLLM's burstgpt dataset.
 type BurstGPTDataset struct {
+	// Path is the BurstGPT CSV file (--dataset-path).
 	Path string `json:"path"`
 }
 
 // CustomDataset is vLLM's custom JSONL dataset (and its image/audio variants).
 type CustomDataset struct {
+	// FileOptions says which file to read and how.
 	FileOptions
 	// OutputLen is the output length; -1 uses each line's output_tokens.
-	OutputLen            int             `json:"output_len"`
-	SkipChatTemplate     bool            `json:"skip_chat_template"`
-	ChatTemplateKwargs   json.RawMessage `json:"chat_template_kwargs,omitempty"`
-	EnsureClientSideData bool            `json:"ensure_client_side_data"`
-	EnableMultimodalChat bool            `json:"enable_multimodal_chat"`
+	OutputLen int `json:"output_len"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// ChatTemplateKwargs are passed to the chat template
+	// (--chat-template-kwargs).
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+	// EnsureClientSideData fetches images and inlines them as data URLs, for
+	// custom_image (--custom-ensure-client-side-data).
+	EnsureClientSideData bool `json:"ensure_client_side_data"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
 }
 
 // PrefixRepetitionDataset is vLLM's prefix_repetition dataset.
 type PrefixRepetitionDataset struct {
-	PrefixLen      int  `json:"prefix_len"`
-	SuffixLen      int  `json:"suffix_len"`
-	NumPrefixes    int  `json:"num_prefixes"`
-	OutputLen      int  `json:"output_len"`
+	// PrefixLen is the shared prefix length in tokens
+	// (--prefix-repetition-prefix-len).
+	PrefixLen int `json:"prefix_len"`
+	// SuffixLen is the per-request suffix length in tokens
+	// (--prefix-repetition-suffix-len).
+	SuffixLen int `json:"suffix_len"`
+	// NumPrefixes is the number of distinct prefixes
+	// (--prefix-repetition-num-prefixes).
+	NumPrefixes int `json:"num_prefixes"`
+	// OutputLen is the output length in tokens
+	// (--prefix-repetition-output-len).
+	OutputLen int `json:"output_len"`
+	// DisableShuffle keeps requests grouped by prefix (--disable-shuffle).
 	DisableShuffle bool `json:"disable_shuffle"`
 }
 
 // HFDataset is vLLM's hf dataset family.
 type HFDataset struct {
+	// FileOptions says which file to read and how.
 	FileOptions
-	Subset               string   `json:"subset,omitempty"`
-	Split                string   `json:"split,omitempty"`
-	Name                 string   `json:"name,omitempty"`
-	OutputLen            *int     `json:"output_len,omitempty"`
-	NoStream             bool     `json:"no_stream"`
-	SkipChatTemplate     bool     `json:"skip_chat_template"`
-	EnableMultimodalChat bool     `json:"enable_multimodal_chat"`
-	BlazeditMinDistance  float64  `json:"blazedit_min_distance"`
-	BlazeditMaxDistance  float64  `json:"blazedit_max_distance"`
-	ASRMaxAudioLenSec    Float    `json:"asr_max_audio_len_sec"`
-	ASRMinAudioLenSec    float64  `json:"asr_min_audio_len_sec"`
-	BFCLCategories       []string `json:"bfcl_categories,omitempty"`
+	// Subset is the dataset subset (--hf-subset).
+	Subset string `json:"subset,omitempty"`
+	// Split is the dataset split (--hf-split); "" means the dataset's default.
+	Split string `json:"split,omitempty"`
+	// Name is the Hugging Face id when Path is a local copy (--hf-name).
+	Name string `json:"name,omitempty"`
+	// OutputLen, if set, fixes every output length (--hf-output-len).
+	OutputLen *int `json:"output_len,omitempty"`
+	// NoStream loads the dataset without streaming (--no-stream).
+	NoStream bool `json:"no_stream"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
+	// BlazeditMinDistance and BlazeditMaxDistance filter the blazedit
+	// dataset by edit distance (--blazedit-min-distance,
+	// --blazedit-max-distance).
+	BlazeditMinDistance float64 `json:"blazedit_min_distance"`
+	BlazeditMaxDistance float64 `json:"blazedit_max_distance"`
+	// ASRMaxAudioLenSec and ASRMinAudioLenSec filter ASR datasets by audio
+	// length in seconds; +Inf is no limit (--asr-max-audio-len-sec,
+	// --asr-min-audio-len-sec).
+	ASRMaxAudioLenSec Float   `json:"asr_max_audio_len_sec"`
+	ASRMinAudioLenSec float64 `json:"asr_min_audio_len_sec"`
+	// BFCLCategories are the BFCL categories to use (--bfcl-categories).
+	BFCLCategories []string `json:"bfcl_categories,omitempty"`
 }
 
 // SpecBenchDataset is vLLM's spec_bench dataset.
 type SpecBenchDataset struct {
+	// FileOptions says which file to read and how.
 	FileOptions
-	OutputLen        int    `json:"output_len"`
-	Category         string `json:"category,omitempty"`
-	SkipChatTemplate bool   `json:"skip_chat_template"`
+	// OutputLen is the output length in tokens (--spec-bench-output-len).
+	OutputLen int `json:"output_len"`
+	// Category keeps only this category (--spec-bench-category).
+	Category string `json:"category,omitempty"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
 }
 
 // SpeedBenchDataset is vLLM's speed_bench dataset.
 type SpeedBenchDataset struct {
+	// FileOptions says which file to read and how.
 	FileOptions
-	Subset             string          `json:"subset"`
-	OutputLen          int             `json:"output_len"`
-	Category           string          `json:"category,omitempty"`
-	SkipChatTemplate   bool            `json:"skip_chat_template"`
+	// Subset is the split file to read (--speed-bench-dataset-subset).
+	Subset string `json:"subset"`
+	// OutputLen is the output length in tokens (--speed-bench-output-len).
+	OutputLen int `json:"output_len"`
+	// Category keeps only this category (--speed-bench-category).
+	Category string `json:"category,omitempty"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// ChatTemplateKwargs are passed to the chat template
+	// (--chat-template-kwargs).
 	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
 }
 
 // TimedTraceDataset is vLLM's timed_trace dataset.
 type TimedTraceDataset struct {
-	Path              string  `json:"path"`
-	ChunkHashSize     int     `json:"chunk_hash_size"`
-	SecMultiplier     float64 `json:"sec_multiplier"`
-	LabelTimestamp    string  `json:"label_timestamp"`
-	LabelInputLength  string  `json:"label_input_length"`
-	LabelOutputLength string  `json:"label_output_length"`
-	LabelHashIDs      string  `json:"label_hash_ids"`
-	SelfTimed         *bool   `json:"self_timed,omitempty"`
+	// Path is the JSONL trace (--dataset-path).
+	Path string `json:"path"`
+	// ChunkHashSize is the number of tokens each hash id stands for
+	// (--timed-trace-chunk-hash-size).
+	ChunkHashSize int `json:"chunk_hash_size"`
+	// SecMultiplier converts trace timestamps to seconds
+	// (--timed-trace-sec-multiplier).
+	SecMultiplier float64 `json:"sec_multiplier"`
+	// LabelTimestamp, LabelInputLength, LabelOutputLength and LabelHashIDs
+	// are the JSON keys of each trace line (--timed-trace-label-*).
+	LabelTimestamp    string `json:"label_timestamp"`
+	LabelInputLength  string `json:"label_input_length"`
+	LabelOutputLength string `json:"label_output_length"`
+	LabelHashIDs      string `json:"label_hash_ids"`
+	// SelfTimed replays the trace timestamps instead of Load.RequestRate
+	// (--self-timed); nil means replay.
+	SelfTimed *bool `json:"self_timed,omitempty"`
 }
 
 // Load is the request count, arrival process and concurrency.
 type Load struct {
+	// NumPrompts is the number of requests (--num-prompts); for the custom
+	// dataset, 0 uses every line.
 	NumPrompts int `json:"num_prompts"`
 	// RequestRate is requests per second; +Inf (written "inf") sends all at once.
 	RequestRate Float `json:"request_rate"`
@@ -319,20 +435,30 @@ type Load struct {
 // RampUp ramps the request rate from StartRPS to EndRPS over the run.
 type RampUp struct {
 	// Strategy is linear or exponential.
-	Strategy string  `json:"strategy"`
+	Strategy string `json:"strategy"`
+	// StartRPS is the rate of the first request (--ramp-up-start-rps).
 	StartRPS float64 `json:"start_rps"`
-	EndRPS   float64 `json:"end_rps"`
+	// EndRPS is the rate of the last request (--ramp-up-end-rps).
+	EndRPS float64 `json:"end_rps"`
 }
 
 // Sampling holds the sampling parameters sent with each request. Nil
 // pointers are not sent.
 type Sampling struct {
-	Temperature       *float64 `json:"temperature,omitempty"`
-	TopP              *float64 `json:"top_p,omitempty"`
-	TopK              *int     `json:"top_k,omitempty"`
-	MinP              *float64 `json:"min_p,omitempty"`
-	FrequencyPenalty  *float64 `json:"frequency_penalty,omitempty"`
-	PresencePenalty   *float64 `json:"presence_penalty,omitempty"`
+	// Temperature is the sampling temperature (--temperature).
+	Temperature *float64 `json:"temperature,omitempty"`
+	// TopP is the nucleus sampling probability mass (--top-p).
+	TopP *float64 `json:"top_p,omitempty"`
+	// TopK is the number of top tokens sampled from (--top-k).
+	TopK *int `json:"top_k,omitempty"`
+	// MinP is the minimum token probability relative to the top token
+	// (--min-p).
+	MinP *float64 `json:"min_p,omitempty"`
+	// FrequencyPenalty is the frequency penalty (--frequency-penalty).
+	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
+	// PresencePenalty is the presence penalty (--presence-penalty).
+	PresencePenalty *float64 `json:"presence_penalty,omitempty"`
+	// RepetitionPenalty is the repetition penalty (--repetition-penalty).
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 	// IgnoreEOS sends ignore_eos (forced on for random datasets, as vLLM does).
 	IgnoreEOS bool `json:"ignore_eos"`
@@ -355,25 +481,35 @@ type Metrics struct {
 
 // Output says what is written where.
 type Output struct {
-	SaveResult     bool              `json:"save_result"`
-	SaveDetailed   bool              `json:"save_detailed"`
-	AppendResult   bool              `json:"append_result"`
-	ResultDir      string            `json:"result_dir,omitempty"`
-	ResultFilename string            `json:"result_filename,omitempty"`
-	Label          string            `json:"label,omitempty"`
-	Metadata       map[string]string `json:"metadata,omitempty"`
+	// SaveResult writes the result JSON (--save-result), SaveDetailed keeps
+	// its per-request arrays (--save-detailed), and AppendResult appends to
+	// an existing file (--append-result). ResultDir ("" = working directory)
+	// and ResultFilename ("" = vLLM's name) say where it goes; Label prefixes
+	// the file name and is recorded in the result (--label).
+	SaveResult     bool     `json:"save_result"`
+	SaveDetailed   bool     `json:"save_detailed"`
+	AppendResult   bool     `json:"append_result"`
+	ResultDir      string   `json:"result_dir,omitempty"`
+	ResultFilename string   `json:"result_filename,omitempty"`
+	Label          string   `json:"label,omitempty"`
+	Metadata       Metadata `json:"metadata,omitempty"`
 	// Records writes per-request records as JSONL next to the result.
-	Records      bool `json:"records"`
-	DisableTqdm  bool `json:"disable_tqdm"`
+	Records bool `json:"records"`
+	// DisableTqdm hides the progress bar (--disable-tqdm).
+	DisableTqdm bool `json:"disable_tqdm"`
+	// PlotTimeline writes an HTML timeline of the requests (--plot-timeline).
 	PlotTimeline bool `json:"plot_timeline"`
 	// TimelineITLThresholds are the two ms thresholds of the timeline plot.
 	TimelineITLThresholds []float64 `json:"timeline_itl_thresholds"`
-	PlotDatasetStats      bool      `json:"plot_dataset_stats"`
+	// PlotDatasetStats writes a plot of the prompt and output lengths
+	// (--plot-dataset-stats).
+	PlotDatasetStats bool `json:"plot_dataset_stats"`
 }
 
 // Sweep is a grid over scenario fields: each key is a field path
 // ("load.max_concurrency") and each value the list of values it takes.
 type Sweep struct {
+	// Axes maps each field path to the values it takes.
 	Axes map[string][]json.RawMessage `json:"axes"`
 	// Mode is grid (Cartesian product) or zip (axes advance together).
 	Mode string `json:"mode"`
@@ -381,6 +517,7 @@ type Sweep struct {
 
 // Repeat runs each point Count times.
 type Repeat struct {
+	// Count is the number of runs of each point.
 	Count int `json:"count"`
 	// FixedSeed keeps the scenario seed for every repeat (identical prompts).
 	FixedSeed bool `json:"fixed_seed"`
@@ -394,11 +531,14 @@ type Compare struct {
 	// Baseline names the variant the others are compared against; empty
 	// means the first variant in name order.
 	Baseline string `json:"baseline,omitempty"`
-	Gates    []Gate `json:"gates,omitempty"`
+	// Gates fail the run when a variant regresses against the baseline by
+	// more than allowed.
+	Gates []Gate `json:"gates,omitempty"`
 }
 
 // Gate is a CI threshold on a compared metric.
 type Gate struct {
+	// Metric is a result JSON key, e.g. "p99_ttft_ms" or "output_throughput".
 	Metric string `json:"metric"`
 	// MaxIncrease / MaxDecrease are relative limits such as "5%".
 	MaxIncrease string `json:"max_increase,omitempty"`

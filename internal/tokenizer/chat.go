@@ -18,7 +18,9 @@ import (
 
 // Message is one message of a conversation given to a chat template.
 type Message struct {
-	Role    string
+	// Role is the message's role, e.g. "system", "user" or "assistant".
+	Role string
+	// Content is the message's text.
 	Content string
 }
 

@@ -26,6 +26,7 @@ type Spec struct {
 
 // Resolved is a loaded tokenizer and where it came from.
 type Resolved struct {
+	// Tokenizer is the loaded tokenizer.
 	Tokenizer Tokenizer
 	// Source says in words what was loaded from where, e.g.
 	// "tokenizer.json of Qwen/Qwen3-8B@main from the Hugging Face cache
