@@ -16,8 +16,8 @@ var Formats = []string{"cue", "json", "yaml"}
 
 // Export writes s as a scenario file in format "cue" (formatted CUE),
 // "json" (indented) or "yaml": every field written out, defaults included,
-// in the order of the Go types, map keys sorted (metadata keeps its own order). Loading the output gives a
-// scenario with the same [Scenario.Hash].
+// in the order of the Go types, map keys sorted (metadata keeps its own
+// order). Loading the output gives a scenario with the same [Scenario.Hash].
 //
 // Export writes header values as they are: export s.Redacted() for
 // anything shown or saved.
