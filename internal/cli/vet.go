@@ -12,7 +12,8 @@ Errors name the file, line and column and the field path, and say what is
 allowed; vet exits 2 when there is one. On success it prints the scenario's
 hash.`
 
-const vetExamples = `  vbench vet scenarios/*.cue
+const vetExamples = `  vbench vet scenarios/quickstart.cue
+  vbench vet base.cue overrides.yaml   # several files unify into one scenario
   vbench vet my.yaml --set load.num_prompts=10`
 
 func newVetCmd(p Process) *cobra.Command {
