@@ -43,6 +43,10 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("OPENAI_API_KEY", "")
+			// Tests never reach the Hugging Face Hub: a script that wants a
+			// (fake) hub sets HF_HUB_OFFLINE= and HF_ENDPOINT itself.
+			env.Setenv("HF_HUB_OFFLINE", "1")
+			env.Setenv("HF_HOME", env.WorkDir+"/.hf")
 			repo, err := filepath.Abs("../..")
 			env.Setenv("REPO", repo)
 			return err
