@@ -57,7 +57,10 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (toke
 		fmt.Fprintf(stderr, "tokenizer: %s\n", res.Source)
 		return res.Tokenizer, name, nil
 	}
-	if sc.Target.Simulator != nil || !errors.Is(err, tokenizer.ErrNotLocal) {
+	if sc.Target.Simulator != nil && errors.Is(err, tokenizer.ErrNotLocal) {
+		return nil, name, fmt.Errorf("%w (with the built-in simulator, set tokenizer.name to a local or built-in tokenizer, e.g. \"o200k_base\")", err)
+	}
+	if !errors.Is(err, tokenizer.ErrNotLocal) {
 		return nil, name, err
 	}
 	base := serverBase(sc)
