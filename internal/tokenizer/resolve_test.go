@@ -364,3 +364,27 @@ func (s stubTokenizer) Decode([]int) string        { return "" }
 func (s stubTokenizer) VocabSize() int             { return s.id + 1 }
 func (s stubTokenizer) SpecialIDs() []int          { return nil }
 func (s stubTokenizer) NumSpecialTokensToAdd() int { return 0 }
+
+// hashingAPI tokenizes every prompt to one huge id, as a server whose ids
+// are hashes of words does.
+type hashingAPI struct{ id int }
+
+func (h hashingAPI) Tokenize(context.Context, string) ([]int, error) { return []int{h.id}, nil }
+
+func (h hashingAPI) Detokenize(context.Context, []int) (string, error) { return "", nil }
+
+func TestServerTokenizerVocabEstimate(t *testing.T) {
+	for _, tt := range []struct{ maxID, want int }{
+		{10, serverMinVocab},
+		{100000, 200000},
+		{288097803, serverMaxVocab},
+	} {
+		s, err := NewServer(context.Background(), "m", hashingAPI{tt.maxID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.VocabSize() != tt.want {
+			t.Errorf("probe max id %d: vocab %d, want %d", tt.maxID, s.VocabSize(), tt.want)
+		}
+	}
+}

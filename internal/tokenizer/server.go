@@ -23,11 +23,17 @@ type ServerAPI interface {
 // assumes.
 const serverMinVocab = 131072
 
+// serverMaxVocab caps the estimate: the largest real vocabularies hold
+// about 262k tokens, and a server whose ids are hashes (like the
+// simulator's word tokenizer) must not make the random dataset list
+// hundreds of millions of allowed ids.
+const serverMaxVocab = 1 << 20
+
 // Server is the tokenizer of last resort, as in vLLM's Rust client: every
 // Encode and Decode is a request to the target's /tokenize or /detokenize.
 // The server does not say its vocabulary size, so VocabSize is estimated
 // as vLLM's Rust client does: twice the largest id of a probe, at least
-// 131072. It has no special ids and adds no special tokens (Encode
+// 131072 (and at most 1<<20). It has no special ids and adds no special tokens (Encode
 // ignores addSpecial).
 //
 // A failed call is retried twice; if it still fails, Encode returns nil
@@ -56,7 +62,7 @@ func NewServer(ctx context.Context, name string, api ServerAPI) (*Server, error)
 	for _, id := range ids {
 		maxID = max(maxID, id)
 	}
-	return &Server{name: name, api: api, ctx: ctx, vocab: max(2*maxID, serverMinVocab)}, nil
+	return &Server{name: name, api: api, ctx: ctx, vocab: min(max(2*maxID, serverMinVocab), serverMaxVocab)}, nil
 }
 
 // Name returns the name given to NewServer.
