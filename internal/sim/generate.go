@@ -73,6 +73,9 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		fail(badRequest("read request body: %v", err))
 		return
 	}
+	if at, ok := arrival(r.Context(), time.Now()); ok {
+		t0 = at
+	}
 	if n := s.cfg.FailEvery; n > 0 && seq%uint64(n) == 0 {
 		m.injected.Add(1)
 		fail(&apiError{http.StatusInternalServerError, "InternalServerError",
@@ -326,6 +329,12 @@ type generation struct {
 	pending      [maxCoalesce]pendingEvent
 	waiter       *waiter     // for the waker, made on first use
 	timer        *time.Timer // for plain Go timer sleeps, made on first use
+
+	// Streaming state.
+	rc        *http.ResponseController
+	remaining int  // events still to write
+	started   bool // the first event was written
+	loop      loopState
 }
 
 // maxCoalesce bounds how many already-due events a late writer sends in one
@@ -404,89 +413,104 @@ func (g *generation) appendUsage(b []byte) []byte {
 }
 
 // stream answers with Server-Sent Events, writing each token at its absolute
-// due time t0+d_k.
+// due time t0+d_k. The events are written by a stream loop (see
+// [streamLoop]), or with PlainTimers by this goroutine sleeping on its own
+// timer.
 func (g *generation) stream(object string) {
-	s, m := g.s, g.s.metrics
+	s := g.s
 	g.head = fmt.Appendf(nil, `{"id":%s,"object":"%s","created":%d,"model":%s,"choices":[`,
 		appendJSONString(nil, g.id), object, g.created, s.modelJSON)
 	g.buf = make([]byte, 0, 1024)
-	rc := http.NewResponseController(g.w)
+	g.rc = http.NewResponseController(g.w)
 	g.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	g.w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil {
+	if g.rc.Flush() != nil {
 		g.abort()
 		return
 	}
-	remaining := 0
 	for i := range g.choices {
-		remaining += g.choices[i].n
+		g.remaining += g.choices[i].n
 	}
-	for first := true; remaining > 0; first = false {
-		c := g.earliest()
-		due := g.t0.Add(c.due)
-		if !g.sleepUntil(due) {
+	if !s.cfg.PlainTimers {
+		if !pickLoop().serve(g) {
+			g.abort()
+		}
+		return
+	}
+	for g.remaining > 0 {
+		if !g.sleepUntil(g.nextDue()) || !g.writeDue() {
 			g.abort()
 			return
-		}
-		ready := time.Now()
-		b := g.buf[:0]
-		if first && g.chat {
-			b = append(b, sseData...)
-			b = append(b, g.head...)
-			b = append(b, chatRoleDelta...)
-			b = append(b, sseEnd...)
-		}
-		// Write the event that is due, and with it every later event that
-		// is already due too (only when the writer runs late).
-		n := 0
-		for {
-			g.pending[n] = pendingEvent{c, c.k, due}
-			n++
-			b = g.appendToken(b, c, c.k)
-			c.k++
-			if c.k < c.n {
-				c.due = c.sched.next()
-			}
-			if remaining--; remaining == 0 {
-				if g.includeUsage {
-					b = g.appendUsage(b)
-				}
-				b = append(b, sseDone...)
-				break
-			}
-			if n == len(g.pending) {
-				break
-			}
-			c = g.earliest()
-			if due = g.t0.Add(c.due); due.After(ready) {
-				break
-			}
-		}
-		g.buf = b
-		if _, err := g.w.Write(b); err != nil {
-			g.abort()
-			return
-		}
-		if rc.Flush() != nil {
-			g.abort()
-			return
-		}
-		now := time.Now()
-		for _, p := range g.pending[:n] {
-			m.recordToken(p.k, now.Sub(p.due), now.Sub(p.c.last))
-			m.genTokens.Add(1)
-			if p.k == 0 {
-				m.promptTokens.Add(uint64(p.c.prompt))
-				m.ttft.observe(now.Sub(g.t0))
-			}
-			p.c.last = now
-			if p.k == p.c.n-1 {
-				p.c.done = true
-				m.finished[p.c.reason].Add(1)
-				m.e2e.observe(now.Sub(g.t0))
-			}
 		}
 	}
+}
+
+// nextDue returns the due time of the next event of an unfinished stream.
+func (g *generation) nextDue() time.Time { return g.t0.Add(g.earliest().due) }
+
+// writeDue writes the next event of the stream, which is due, together with
+// every later event that is already due too (only when the writer runs
+// late), and records their lateness. It returns false if the write failed.
+func (g *generation) writeDue() bool {
+	m := g.s.metrics
+	c := g.earliest()
+	due := g.t0.Add(c.due)
+	ready := time.Now()
+	b := g.buf[:0]
+	if !g.started && g.chat {
+		b = append(b, sseData...)
+		b = append(b, g.head...)
+		b = append(b, chatRoleDelta...)
+		b = append(b, sseEnd...)
+	}
+	g.started = true
+	n := 0
+	for {
+		g.pending[n] = pendingEvent{c, c.k, due}
+		n++
+		b = g.appendToken(b, c, c.k)
+		c.k++
+		if c.k < c.n {
+			c.due = c.sched.next()
+		}
+		if g.remaining--; g.remaining == 0 {
+			if g.includeUsage {
+				b = g.appendUsage(b)
+			}
+			b = append(b, sseDone...)
+			break
+		}
+		if n == len(g.pending) {
+			break
+		}
+		c = g.earliest()
+		if due = g.t0.Add(c.due); due.After(ready) {
+			break
+		}
+	}
+	g.buf = b
+	if _, err := g.w.Write(b); err != nil {
+		return false
+	}
+	if g.rc.Flush() != nil {
+		return false
+	}
+	now := time.Now()
+	for _, p := range g.pending[:n] {
+		m.recordToken(p.k, now.Sub(p.due), now.Sub(p.c.last))
+		m.genTokens.Add(1)
+		if p.k == 0 {
+			m.promptTokens.Add(uint64(p.c.prompt))
+			m.ttft.observe(now.Sub(g.t0))
+		}
+		p.c.last = now
+		if p.k == p.c.n-1 {
+			p.c.done = true
+			m.finished[p.c.reason].Add(1)
+			m.e2e.observe(now.Sub(g.t0))
+		}
+	}
+	return true
 }
 
 // earliest returns the unfinished choice whose next token is due first (the

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // maxBodyBytes bounds a request body (a 128k-token prompt is well below it).
@@ -156,11 +158,11 @@ func Start(cfg Config, addr string) (*Server, error) {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
 	s.url = "http://" + dialAddr(ln.Addr())
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second}
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
 	s.served = make(chan struct{})
 	go func() {
 		defer close(s.served)
-		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
+		_ = s.srv.Serve(rxtime.Listen(ln)) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
 }

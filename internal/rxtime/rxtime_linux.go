@@ -1,0 +1,108 @@
+package rxtime
+
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// conn is the Linux state of a Conn.
+type conn struct {
+	*net.TCPConn
+	raw    syscall.RawConn
+	oob    [64]byte
+	lastRx atomic.Int64 // receive time of the last read's data, Unix ns; 0 if unknown
+}
+
+// enable sets SO_TIMESTAMPNS on a TCP listener, ignoring failures (Wrap
+// sets it again on each connection).
+func enable(ln net.Listener) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return
+	}
+	if raw, err := tl.SyscallConn(); err == nil {
+		_ = raw.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+		})
+	}
+}
+
+// Wrap enables kernel receive timestamps on a TCP connection and returns
+// it as a *Conn; any other connection, or one that refuses the option, is
+// returned unchanged.
+func Wrap(c net.Conn) net.Conn {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	}); err != nil || serr != nil {
+		return c
+	}
+	return &Conn{conn{TCPConn: tc, raw: raw}}
+}
+
+// Read reads like the TCP connection, deadlines included, and records the
+// receive timestamp that comes with the data.
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n, oobn int
+	var rerr error
+	err := c.raw.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), p, c.oob[:], 0)
+		return rerr != syscall.EAGAIN
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	c.lastRx.Store(timestamp(c.oob[:oobn]))
+	return n, nil
+}
+
+// WriteTo copies the connection to w through Read, so that the copy keeps
+// recording timestamps (the embedded TCPConn's WriteTo would bypass it).
+func (c *Conn) WriteTo(w io.Writer) (int64, error) {
+	return io.Copy(w, struct{ io.Reader }{c})
+}
+
+// timestamp returns the SCM_TIMESTAMPNS time in the control messages oob,
+// in Unix ns, or 0 if there is none.
+func timestamp(oob []byte) int64 {
+	for len(oob) >= syscall.SizeofCmsghdr {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		l := int(h.Len)
+		if l < syscall.SizeofCmsghdr || l > len(oob) {
+			return 0
+		}
+		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS &&
+			l >= syscall.SizeofCmsghdr+int(unsafe.Sizeof(syscall.Timespec{})) {
+			ts := (*syscall.Timespec)(unsafe.Pointer(&oob[syscall.SizeofCmsghdr]))
+			return ts.Nano()
+		}
+		oob = oob[min(align(l), len(oob)):]
+	}
+	return 0
+}
+
+// align rounds a control message length up to the platform's alignment.
+func align(n int) int {
+	const a = int(unsafe.Sizeof(uintptr(0)))
+	return (n + a - 1) &^ (a - 1)
+}

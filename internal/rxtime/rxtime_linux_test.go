@@ -1,0 +1,56 @@
+package rxtime
+
+import (
+	"encoding/binary"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// cmsg builds one control message with the given level, type and data.
+func cmsg(level, typ int32, data []byte) []byte {
+	l := syscall.SizeofCmsghdr + len(data)
+	b := make([]byte, align(l))
+	h := (*syscall.Cmsghdr)(unsafe.Pointer(&b[0]))
+	h.Level, h.Type = level, typ
+	h.SetLen(l)
+	copy(b[syscall.SizeofCmsghdr:], data)
+	return b
+}
+
+func timespec(sec, nsec int64) []byte {
+	b := make([]byte, 16)
+	binary.NativeEndian.PutUint64(b, uint64(sec))
+	binary.NativeEndian.PutUint64(b[8:], uint64(nsec))
+	return b
+}
+
+func TestTimestamp(t *testing.T) {
+	ts := cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1700000000, 123))
+	other := cmsg(syscall.SOL_IP, 8, []byte{1, 2, 3, 4})
+	tests := []struct {
+		name string
+		oob  []byte
+		want int64
+	}{
+		{"none", nil, 0},
+		{"timestamp", ts, 1700000000_000000123},
+		{"after another message", append(append([]byte{}, other...), ts...), 1700000000_000000123},
+		{"other only", other, 0},
+		{"truncated", ts[:len(ts)-4], 0},
+		{"short header", ts[:4], 0},
+	}
+	for _, tt := range tests {
+		if got := timestamp(tt.oob); got != tt.want {
+			t.Errorf("%s: timestamp = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzTimestamp(f *testing.F) {
+	f.Add(cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1, 2)))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0, 35, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, oob []byte) {
+		_ = timestamp(oob) // must not panic or loop forever
+	})
+}
