@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"sort"
 	"strings"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // Kind describes one of vLLM's backends.
@@ -286,6 +288,10 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	// Neither Send nor net/http modifies the header, so concurrent
 	// requests may share it.
 	req.Header = p.header
+	var conn net.Conn
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
+	}))
 	rec.Start = now()
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -300,7 +306,7 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	}
 	tb := textPool.Get().(*[]byte)
 	st := stream{rec: rec, chat: c.kind.Chat, text: (*tb)[:0]}
-	err = readSSE(resp.Body, now, st.message)
+	err = readSSE(resp.Body, arrivalClock(now, conn), st.message)
 	rec.GeneratedText = string(st.text)
 	if cap(st.text) <= maxPooledText {
 		*tb = st.text
@@ -315,6 +321,26 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		rec.Error = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
 	default:
 		rec.Success = true
+	}
+}
+
+// arrivalClock returns the clock that stamps the reads of a response
+// received on conn: now, moved back by how long before the read returned
+// the kernel received the newest byte it returned, when conn has receive
+// timestamps (see package rxtime). A token is then timed when it reached
+// the host, not when the reading goroutine got to run, so a busy client
+// does not add its own delays to the server's latencies.
+func arrivalClock(now func() time.Duration, conn net.Conn) func() time.Duration {
+	rc := rxtime.Of(conn)
+	if rc == nil {
+		return now
+	}
+	return func() time.Duration {
+		t := now()
+		if age, ok := rc.Age(time.Now()); ok {
+			return t - age
+		}
+		return t
 	}
 }
 

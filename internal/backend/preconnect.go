@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // preconnectMaxAge is how long pre-dialled connections are handed out.
@@ -48,7 +50,17 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		return c, nil
 	}
 	d.mu.Unlock()
-	return d.d.DialContext(ctx, network, addr)
+	return d.dial(ctx, network, addr)
+}
+
+// dial dials a new connection whose reads carry kernel receive timestamps
+// where the platform has them (see package rxtime).
+func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return rxtime.Wrap(c), nil
 }
 
 // close closes the connections nobody used.
@@ -107,7 +119,7 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			conns[i], errs[i] = c.dial.d.DialContext(ctx, "tcp", addr)
+			conns[i], errs[i] = c.dial.dial(ctx, "tcp", addr)
 		}()
 	}
 	wg.Wait()

@@ -3,9 +3,12 @@ package backend
 import (
 	"context"
 	"net"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // TestPreconnectExpires checks that pre-dialled connections are handed out
@@ -69,5 +72,62 @@ func TestPreconnectExpires(t *testing.T) {
 		if _, err := p.Write([]byte("x")); err == nil {
 			t.Error("a stale pre-dialled connection was left open")
 		}
+	}
+}
+
+// A read that returns late is stamped with when its data arrived.
+func TestArrivalClock(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	d := &dialer{}
+	conn, err := d.dial(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	start := time.Now()
+	now := func() time.Duration { return time.Since(start) }
+	clock := arrivalClock(now, conn)
+	if rxtime.Of(conn) == nil {
+		if runtime.GOOS == "linux" {
+			t.Fatal("dialled connection has no receive timestamps")
+		}
+		t.Skip("receive timestamps are read on Linux only")
+	}
+	buf := make([]byte, 1)
+	for i := 0; ; i++ { // the kernel turns timestamping on a moment later
+		if _, err := server.Write([]byte{'x'}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rxtime.Of(conn).Age(time.Now()); ok {
+			break
+		}
+		if i == 200 {
+			t.Fatal("reads never carried a receive timestamp")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sent := now()
+	if _, err := server.Write([]byte{'y'}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if _, err := conn.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	read, got := now(), clock()
+	if got < sent || read-got < 25*time.Millisecond {
+		t.Errorf("stamped %v, sent at %v and read at %v: want the arrival, about 30ms before the read", got, sent, read)
 	}
 }
