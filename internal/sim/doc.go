@@ -7,25 +7,29 @@
 //
 // # Latency model
 //
-// Every generation request is planned when it arrives at the monotonic time t0:
-// its prompt is tokenized, its output length is fixed (max tokens, or a seeded
-// "natural EOS" length, see [NaturalLength]), and token k of n is due at the
-// offset d_k given by [Schedule]. The handler goroutine sleeps until each
-// absolute due time t0+d_k, writes the SSE event, flushes, and records how
-// late it was: lateness = time after the flush − due time. Because every
-// sleep is anchored at t0, a late write never delays the following ones, and
-// a writer that has fallen behind sends the events that are already due in
-// one write instead of queueing them. For chat the role-only delta goes out
-// in the same write as token 0; the usage chunk and [DONE] in the same write
-// as the last token.
+// Every generation request is planned when it arrives, at the monotonic time
+// t0: the kernel's receive time of its last byte for a server made by [Start]
+// on Linux (see arrival.go), else the time its handler started. Its prompt is
+// tokenized, its output length is fixed (max tokens, or a seeded "natural
+// EOS" length, see [NaturalLength]), and token k of n is due at the offset
+// d_k given by [Schedule]. At each absolute due time t0+d_k the SSE event is
+// written and flushed, and its lateness recorded: lateness = time after the
+// flush − due time. Because every due time is anchored at t0, a late write
+// never delays the following ones, and a writer that has fallen behind sends
+// the events that are already due in one write instead of queueing them. For
+// chat the role-only delta goes out in the same write as token 0; the usage
+// chunk and [DONE] in the same write as the last token.
 //
-// Sleeping uses one process-wide waker goroutine that finishes each sleep
-// with a precise OS sleep, because an idle Go runtime fires timers up to a
-// millisecond late; under heavy load streams fall back to their own Go timer
-// (see the waker's doc in waker.go). [Server.Stats] and the
-// vbench_sim_write_lateness_seconds metric report the lateness distribution,
-// so a client calibrated against the simulator can tell its own timing error
-// from the simulator's.
+// Streams are written by a few stream loops (one per processor, see loop.go)
+// that pop due streams from a heap, so a busy simulator spends its CPU on
+// writes rather than on waking one goroutine per event; they finish each
+// sleep with a precise OS sleep while few streams run, because an idle Go
+// runtime fires timers up to a millisecond late. Non-streaming responses
+// sleep on the process-wide waker (waker.go), and with [Config.PlainTimers]
+// (for testing/synctest bubbles) every stream sleeps on its own Go timer in
+// its handler. [Server.Stats] and the vbench_sim_write_lateness_seconds
+// metric report the lateness distribution, so a client calibrated against
+// the simulator can tell its own timing error from the simulator's.
 //
 // # Determinism
 //
