@@ -42,11 +42,12 @@ type Config struct {
 	// (1-based arrival count over /v1/completions and /v1/chat/completions)
 	// is answered with HTTP 500. 0 never fails.
 	FailEvery int
-	// PlainTimers makes every stream sleep on its own Go timer instead of
-	// the process-wide precise waker. Set it when serving inside a
-	// testing/synctest bubble, whose fake clock the waker's OS sleeps do not
-	// follow (and whose channels it must not touch); otherwise leave it
-	// false, since an idle Go runtime fires timers up to 1ms late.
+	// PlainTimers makes every stream sleep on its own Go timer in its
+	// handler instead of being written by the process-wide stream loops and
+	// waker. Set it when serving inside a testing/synctest bubble, whose fake
+	// clock their OS sleeps do not follow (and whose channels they must not
+	// touch); otherwise leave it false: an idle Go runtime fires timers up to
+	// 1ms late, and a goroutine per stream costs more CPU under load.
 	PlainTimers bool
 }
 
