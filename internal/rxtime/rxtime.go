@@ -10,10 +10,13 @@
 package rxtime
 
 import (
-	"crypto/tls"
+	"errors"
 	"net"
 	"time"
 )
+
+// ErrWouldBlock is TryRead's answer when no data has arrived.
+var ErrWouldBlock = errors.New("rxtime: no data yet")
 
 // Conn is a connection whose reads record the kernel's receive time of the
 // data they return.
@@ -21,14 +24,21 @@ type Conn struct {
 	conn
 }
 
-// Of returns the timestamped connection under c (looking through a
-// *tls.Conn), or nil when c has no receive timestamps.
+// Of returns the timestamped connection under c (looking through wrappers
+// with a NetConn method, such as *tls.Conn), or nil when c has no receive
+// timestamps.
 func Of(c net.Conn) *Conn {
-	if t, ok := c.(*tls.Conn); ok {
-		c = t.NetConn()
+	for range 4 {
+		if rc, ok := c.(*Conn); ok {
+			return rc
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nil
+		}
+		c = u.NetConn()
 	}
-	rc, _ := c.(*Conn)
-	return rc
+	return nil
 }
 
 // MaxAge bounds how old a receive timestamp may be and still be believed;

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -121,6 +123,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		id:      prefix + reqID,
 		created: t0.Unix(),
 	}
+	defer g.finishRaw() // after running is decremented
 	m.running.Add(1)
 	defer m.running.Add(-1)
 	if req.Stream {
@@ -128,7 +131,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 			object = "chat.completion.chunk"
 		}
 		g.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-		g.stream(object)
+		g.stream(r, object)
 		return
 	}
 	g.respond(object)
@@ -331,10 +334,18 @@ type generation struct {
 	timer        *time.Timer // for plain Go timer sleeps, made on first use
 
 	// Streaming state.
-	rc        *http.ResponseController
-	remaining int  // events still to write
-	started   bool // the first event was written
-	loop      loopState
+	rc         *http.ResponseController // when net/http writes the response
+	raw        net.Conn                 // when the stream took its connection over (raw.go)
+	closeAfter bool                     // close raw after the stream (Connection: close)
+	rawOK      bool                     // the stream on raw completed
+	sysConn    syscall.RawConn          // raw's, for non-blocking writes
+	nonblock   bool                     // a stream loop writes raw, without blocking
+	stalled    bool                     // a non-blocking write could not write everything
+	unsent     []byte                   // what it could not write
+	stash      []byte                   // bytes read from raw meanwhile, for its next request
+	remaining  int                      // events still to write
+	started    bool                     // the first event was written
+	loop       loopState
 }
 
 // maxCoalesce bounds how many already-due events a late writer sends in one
@@ -413,36 +424,42 @@ func (g *generation) appendUsage(b []byte) []byte {
 }
 
 // stream answers with Server-Sent Events, writing each token at its absolute
-// due time t0+d_k. The events are written by a stream loop (see
-// [streamLoop]), or with PlainTimers by this goroutine sleeping on its own
-// timer.
-func (g *generation) stream(object string) {
+// due time t0+d_k. On a connection it can take over (raw.go) a stream loop
+// writes the events (see [streamLoop]); otherwise, and with PlainTimers,
+// this goroutine sleeps until each event is due and writes it through
+// net/http.
+func (g *generation) stream(r *http.Request, object string) {
 	s := g.s
 	g.head = fmt.Appendf(nil, `{"id":%s,"object":"%s","created":%d,"model":%s,"choices":[`,
 		appendJSONString(nil, g.id), object, g.created, s.modelJSON)
 	g.buf = make([]byte, 0, 1024)
-	g.rc = http.NewResponseController(g.w)
-	g.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	g.w.WriteHeader(http.StatusOK)
-	if g.rc.Flush() != nil {
-		g.abort()
-		return
-	}
 	for i := range g.choices {
 		g.remaining += g.choices[i].n
 	}
-	if !s.cfg.PlainTimers {
-		if !pickLoop().serve(g) {
+	if !s.cfg.PlainTimers && g.takeOver(r) {
+		if !g.streamRaw() {
 			g.abort()
 		}
 		return
 	}
+	g.rc = http.NewResponseController(g.w)
+	g.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	g.w.WriteHeader(http.StatusOK)
+	if g.rc.Flush() != nil || !g.writeRest() {
+		g.abort()
+	}
+}
+
+// writeRest writes the stream's remaining events from this goroutine, each
+// at its due time, and returns false if the client went away or a write
+// failed.
+func (g *generation) writeRest() bool {
 	for g.remaining > 0 {
 		if !g.sleepUntil(g.nextDue()) || !g.writeDue() {
-			g.abort()
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // nextDue returns the due time of the next event of an unfinished stream.
@@ -457,6 +474,9 @@ func (g *generation) writeDue() bool {
 	due := g.t0.Add(c.due)
 	ready := time.Now()
 	b := g.buf[:0]
+	if g.raw != nil {
+		b = g.buf[:chunkRoom]
+	}
 	if !g.started && g.chat {
 		b = append(b, sseData...)
 		b = append(b, g.head...)
@@ -489,11 +509,22 @@ func (g *generation) writeDue() bool {
 		}
 	}
 	g.buf = b
-	if _, err := g.w.Write(b); err != nil {
-		return false
-	}
-	if g.rc.Flush() != nil {
-		return false
+	switch {
+	case g.nonblock:
+		if g.tryWrite(g.frame(b)) != nil {
+			return false
+		}
+	case g.raw != nil:
+		if _, err := g.raw.Write(g.frame(b)); err != nil {
+			return false
+		}
+	default:
+		if _, err := g.w.Write(b); err != nil {
+			return false
+		}
+		if g.rc.Flush() != nil {
+			return false
+		}
 	}
 	now := time.Now()
 	for _, p := range g.pending[:n] {

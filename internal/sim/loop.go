@@ -24,10 +24,12 @@ import (
 // the runtime hand it off) for nothing. The other loops take streams only
 // once loop 0 serves loopShare of them.
 //
-// A write that blocks (a client that stopped reading until the socket
-// buffers filled) would stall every stream of its loop, so each stream
-// carries a write deadline of loopWriteStall: such a stream is aborted
-// after stalling its loop for at most that long.
+// A loop never blocks on a write: it writes a stream's events with a
+// non-blocking write on the connection the stream took over from net/http
+// (see raw.go). When a client reads so slowly that the socket buffers fill,
+// the rest of the bytes and of the stream go back to the stream's own
+// goroutine (the stream is "stalled"), which finishes it with blocking
+// writes, as net/http would.
 type streamLoop struct {
 	id   int
 	mu   sync.Mutex
@@ -36,9 +38,8 @@ type streamLoop struct {
 }
 
 const (
-	maxLoops       = 8
-	loopShare      = 128
-	loopWriteStall = 250 * time.Millisecond
+	maxLoops  = 8
+	loopShare = 128
 )
 
 // loopState is a generation's bookkeeping in its stream loop; the loop's
@@ -49,7 +50,6 @@ type loopState struct {
 	busy      bool          // the loop is writing the stream now
 	cancelled bool          // the handler gave up while the loop wrote
 	ok        bool          // every write succeeded (set before done)
-	deadline  time.Time     // the write deadline set on the connection
 	done      chan struct{} // receives one signal when the loop lets go
 }
 
@@ -88,9 +88,10 @@ func (lp *streamLoop) len() int {
 	return len(lp.heap)
 }
 
-// serve has the loop write every event of g, which has at least one event
-// left, and waits until it has or g's client went away. It returns false if
-// the stream did not complete.
+// serve has the loop write the events of g, which has at least one event
+// left, and waits until it has written them all, or g stalled (see
+// streamLoop), or g's client went away. It returns false if the stream did
+// not complete; a stalled stream is not complete.
 func (lp *streamLoop) serve(g *generation) bool {
 	st := &g.loop
 	st.done = make(chan struct{}, 1)
@@ -105,14 +106,9 @@ func (lp *streamLoop) serve(g *generation) bool {
 		default:
 		}
 	}
-	defer func() {
-		if !st.deadline.IsZero() {
-			_ = g.rc.SetWriteDeadline(time.Time{}) // the connection may serve more requests
-		}
-	}()
 	select {
 	case <-st.done:
-		return st.ok && g.remaining == 0
+		return st.ok && g.remaining == 0 && !g.stalled
 	case <-g.ctx.Done():
 	}
 	lp.mu.Lock()
@@ -126,7 +122,7 @@ func (lp *streamLoop) serve(g *generation) bool {
 	}
 	lp.mu.Unlock()
 	<-st.done // the last write may still have completed the stream
-	return st.ok && g.remaining == 0
+	return st.ok && g.remaining == 0 && !g.stalled
 }
 
 // run is the loop's goroutine.
@@ -152,13 +148,13 @@ func (lp *streamLoop) run() {
 
 		if len(ready) > 0 {
 			for _, g := range ready {
-				g.loop.ok = g.armDeadline() && g.writeDue()
+				g.loop.ok = g.writeDue()
 			}
 			lp.mu.Lock()
 			for i, g := range ready {
 				st := &g.loop
 				st.busy = false
-				if st.cancelled || !st.ok || g.remaining == 0 {
+				if st.cancelled || !st.ok || g.remaining == 0 || g.stalled {
 					st.done <- struct{}{}
 				} else {
 					st.due = g.nextDue().Sub(wakerEpoch)
@@ -204,19 +200,6 @@ func (lp *streamLoop) sleep(now, next time.Duration, waiting int, timer *time.Ti
 	default:
 		runtime.Gosched()
 	}
-}
-
-// armDeadline makes sure a write deadline at least loopWriteStall/2 ahead is
-// set on g's connection (renewing it at most twice per loopWriteStall). It
-// returns false if the connection refuses deadlines.
-func (g *generation) armDeadline() bool {
-	now := time.Now()
-	st := &g.loop
-	if !st.deadline.IsZero() && st.deadline.Sub(now) > loopWriteStall/2 {
-		return true
-	}
-	st.deadline = now.Add(loopWriteStall)
-	return g.rc.SetWriteDeadline(st.deadline) == nil
 }
 
 // push adds g to the heap; lp.mu is held.

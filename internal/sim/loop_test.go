@@ -1,11 +1,16 @@
 package sim
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
+	"net/http/httptrace"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -87,9 +92,9 @@ func TestLoopManyStreams(t *testing.T) {
 	}
 }
 
-// A client that stops reading has its stream aborted once the socket
-// buffers are full and a write stalls for loopWriteStall, and the streams
-// sharing its loop go on meanwhile.
+// A client that stops reading does not hold up the other streams of its
+// loop: once the socket buffers are full its stream goes on from its own
+// goroutine (blocked in a write, as with net/http) until the client leaves.
 func TestLoopStalledClient(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL, cfg.MaxModelLen = 0, 0, 1<<20
@@ -103,17 +108,103 @@ func TestLoopStalledClient(t *testing.T) {
 	if _, err := fmt.Fprintf(c, "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 		t.Fatal(err)
 	}
-	// The stalled stream never reads; another one, on the same loop (fewer
-	// than loopShare streams run), completes.
+	// Wait until the stalled stream fills the buffers and leaves its loop.
+	for st := s.Stats(); st.GeneratedTokens < 10000 || loops[0].len() != 0; st = s.Stats() {
+		time.Sleep(5 * time.Millisecond) // the test's timeout bounds this
+	}
+	// Another stream, on the same loop (fewer than loopShare streams run),
+	// completes meanwhile.
 	resp := post(t, context.Background(), s.URL()+"/v1/completions",
 		`{"prompt":"q","max_tokens":50,"ignore_eos":true,"stream":true}`, nil)
 	if r := summarize(t, readAll(t, resp)); r.tokenEvents != 50 {
 		t.Errorf("the other stream: %+v", r)
 	}
-	for st := s.Stats(); st.Aborted != 1 || st.Running != 0; st = s.Stats() {
-		time.Sleep(10 * time.Millisecond) // the test's timeout bounds this
+	if st := s.Stats(); st.Completed != 1 || st.Running != 1 || st.Aborted != 0 {
+		t.Errorf("stats while the stalled client waits: %+v", st)
 	}
-	if st := s.Stats(); st.Completed != 1 || st.GeneratedTokens >= 1000000 {
+	c.Close()
+	for st := s.Stats(); st.Aborted != 1 || st.Running != 0; st = s.Stats() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := s.Stats(); st.GeneratedTokens >= 1000000 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// A streamed response hands its connection back: a keep-alive client
+// reuses it for the next request.
+func TestRawStreamKeepAlive(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
+	s := startServer(t, cfg)
+	var reused []bool
+	for i := range 3 {
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = append(reused, info.Reused) },
+		})
+		resp := post(t, ctx, s.URL()+"/v1/completions",
+			fmt.Sprintf(`{"prompt":"p %d","max_tokens":5,"ignore_eos":true,"stream":true}`, i), map[string]string{"X-Request-Id": "id-" + strconv.Itoa(i)})
+		if got := resp.Header.Get("X-Request-Id"); got != "id-"+strconv.Itoa(i) || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
+			t.Errorf("headers %v", resp.Header)
+		}
+		if r := summarize(t, readAll(t, resp)); r.tokenEvents != 5 {
+			t.Errorf("stream %d: %+v", i, r)
+		}
+	}
+	if !slices.Equal(reused, []bool{false, true, true}) {
+		t.Errorf("connection reused %v, want [false true true]", reused)
+	}
+	if st := s.Stats(); st.Completed != 3 || st.Running != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// Two requests written at once on one connection (pipelined) and a final
+// "Connection: close" one are all answered, in order, and the server closes
+// the connection after the last.
+func TestRawStreamPipelinedAndClose(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
+	s := startServer(t, cfg)
+	c, err := net.Dial("tcp", s.URL()[len("http://"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := func(id string, close bool) string {
+		body := `{"prompt":"p","max_tokens":3,"ignore_eos":true,"stream":true}`
+		h := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nX-Request-Id: " + id + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+		if close {
+			h += "Connection: close\r\n"
+		}
+		return h + "\r\n" + body
+	}
+	if _, err := io.WriteString(c, req("a", false)+req("b", false)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	read := func(id string) *http.Response {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %s: %v", id, err)
+		}
+		if got := resp.Header.Get("X-Request-Id"); got != id {
+			t.Errorf("response for %q, want %q", got, id)
+		}
+		if r := summarize(t, readAll(t, resp)); r.tokenEvents != 3 {
+			t.Errorf("stream %s: %+v", id, r)
+		}
+		return resp
+	}
+	read("a")
+	read("b")
+	if _, err := io.WriteString(c, req("c", true)); err != nil {
+		t.Fatal(err)
+	}
+	if resp := read("c"); !resp.Close {
+		t.Error("no Connection: close on the last response")
+	}
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("after Connection: close read %d, %v; want EOF", n, err)
 	}
 }

@@ -36,7 +36,13 @@ type Server struct {
 	idle   *sync.Cond
 	active int
 
+	// Connections streams took over from net/http (see raw.go), and
+	// whether Close has begun closing them; guarded by mu.
+	hijacked map[net.Conn]struct{}
+	closing  bool
+
 	// Set by Start.
+	listener  *injectListener
 	srv       *http.Server
 	url       string
 	served    chan struct{}
@@ -159,10 +165,11 @@ func Start(cfg Config, addr string) (*Server, error) {
 	}
 	s.url = "http://" + dialAddr(ln.Addr())
 	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
+	s.listener = newInjectListener(rxtime.Listen(ln))
 	s.served = make(chan struct{})
 	go func() {
 		defer close(s.served)
-		_ = s.srv.Serve(rxtime.Listen(ln)) // returns http.ErrServerClosed after Close
+		_ = s.srv.Serve(s.listener) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
 }
@@ -195,6 +202,7 @@ func (s *Server) Close() error {
 			s.closeErr = fmt.Errorf("close simulator: %w", err)
 		}
 		<-s.served
+		s.closeHijacked()
 		s.mu.Lock()
 		for s.active > 0 {
 			s.idle.Wait()
