@@ -541,10 +541,10 @@ func (r *h1Response) readHead(trace *httptrace.ClientTrace, now func() time.Dura
 			}
 			had := r.gotByte
 			_, err := r.read()
-			t = now()
 			if !had && r.gotByte && trace != nil && trace.GotFirstResponseByte != nil {
 				trace.GotFirstResponseByte()
 			}
+			t = now()
 			if err != nil {
 				if err == io.EOF && r.raw > s.start {
 					err = io.ErrUnexpectedEOF
