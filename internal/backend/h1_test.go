@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,7 +130,7 @@ func TestH1MatchesNetHTTP(t *testing.T) {
 		}, "unexpected EOF"},
 		{"invalid JSON stops the stream", stream(evA, "data: {oops\n\n", evB), "invalid JSON in SSE message"},
 		{"no token", stream(evUsage, evDone), "Never received a valid chunk"},
-		{"chat", stream(evDone), "Never received"},
+		{"only [DONE]", stream(evDone), "Never received"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -609,4 +610,42 @@ func FuzzH1Response(f *testing.F) {
 			t.Fatalf("messages %q, net/http %q", got, want)
 		}
 	})
+}
+
+// TestH1Preconnect checks that the lean path uses pre-dialled connections.
+func TestH1Preconnect(t *testing.T) {
+	srv := newRawServer(t, false, "HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\ndata: [DONE]\n\n")
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	if err := c.Preconnect(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_ = sendOne(context.Background(), t, c, "")
+	}
+	if n := srv.conns.Load(); n != 2 {
+		t.Errorf("%d connections, want the 2 pre-dialled ones", n)
+	}
+	if n := len(srv.requests); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// TestH1Trace checks that the lean path calls the httptrace hooks
+// calibrate uses, in order, between Start and the first chunk.
+func TestH1Trace(t *testing.T) {
+	srv := newRawServer(t, false, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(evA), evA))
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	var wrote, first time.Duration
+	var clock atomic.Int64
+	now := func() time.Duration { return time.Duration(clock.Add(1)) }
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = now() },
+		GotFirstResponseByte: func() { first = now() },
+	})
+	p, _ := c.Prepare([]dataset.Request{{Prompt: "p", OutputLen: 1}}, false)
+	var rec record.Record
+	c.Send(ctx, &p[0], &rec, now)
+	if !rec.Success || !(rec.Start < wrote && wrote < first && first < rec.Chunks[0]) {
+		t.Errorf("start %v, wrote %v, first byte %v, chunk %v (%s)", rec.Start, wrote, first, rec.Chunks, rec.Error)
+	}
 }
