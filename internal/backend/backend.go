@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -114,6 +115,7 @@ type Client struct {
 	kind   Kind
 	http   *http.Client
 	header http.Header
+	h1     *h1Client // the lean HTTP/1.1 path; nil: net/http (https, proxies)
 }
 
 // New validates cfg and returns a Client.
@@ -155,7 +157,11 @@ func New(cfg Config) (*Client, error) {
 	for _, k := range keys {
 		h.Set(k, cfg.Headers[k])
 	}
-	return &Client{dial: d, cfg: cfg, kind: kind, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h}, nil
+	c := &Client{dial: d, cfg: cfg, kind: kind, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h}
+	if u, err := url.Parse(cfg.URL); err == nil {
+		c.h1 = newH1Client(u, h, cfg, d.DialContext)
+	}
+	return c, nil
 }
 
 // transport builds an HTTP/1.1 transport with connection reuse sized to the
@@ -203,6 +209,9 @@ func transport(cfg Config, dial func(ctx context.Context, network, addr string) 
 // Close releases idle and unused pre-dialled connections.
 func (c *Client) Close() {
 	c.http.CloseIdleConnections()
+	if c.h1 != nil {
+		c.h1.pool.closeIdle()
+	}
 	c.dial.close()
 }
 
@@ -276,10 +285,17 @@ func (c *Client) payload(r *dataset.Request) ([]byte, error) {
 // request is written, a time per token-bearing SSE message, End, token
 // counts, text, and on failure Success=false with the error text. now is
 // the run's monotonic clock. Send never returns an error: failures are data.
+//
+// Plain http:// URLs without a proxy go through a lean HTTP/1.1 client
+// (h1.go); everything else through net/http. Both fill rec the same way.
 func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	rec.RequestID = p.id
 	rec.PromptLen = p.promptLen
 	rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	if c.h1 != nil {
+		c.sendH1(ctx, p, rec, now)
+		return
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.URL, bytes.NewReader(p.body))
 	if err != nil {
 		rec.Error = err.Error()
@@ -304,13 +320,24 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		rec.Error = statusError(resp)
 		return
 	}
+	st := c.startStream(rec)
+	c.endStream(&st, readSSE(resp.Body, arrivalClock(now, conn), st.message))
+}
+
+// startStream returns the stream that folds a 200 response's messages
+// into rec, with a pooled text buffer.
+func (c *Client) startStream(rec *record.Record) stream {
 	tb := textPool.Get().(*[]byte)
-	st := stream{rec: rec, chat: c.kind.Chat, text: (*tb)[:0]}
-	err = readSSE(resp.Body, arrivalClock(now, conn), st.message)
+	return stream{rec: rec, chat: c.kind.Chat, text: (*tb)[:0], pooled: tb}
+}
+
+// endStream completes rec once the body is read; err is the read error.
+func (c *Client) endStream(st *stream, err error) {
+	rec := st.rec
 	rec.GeneratedText = string(st.text)
 	if cap(st.text) <= maxPooledText {
-		*tb = st.text
-		textPool.Put(tb)
+		*st.pooled = st.text
+		textPool.Put(st.pooled)
 	}
 	switch {
 	case st.err != nil:
@@ -357,6 +384,8 @@ type stream struct {
 	chat bool
 	text []byte // the generated text so far
 	err  error  // the first invalid message
+
+	pooled *[]byte // the textPool entry text came from
 }
 
 // message handles one SSE message received at t (taken when the read that

@@ -141,26 +141,89 @@ func BenchmarkSend(b *testing.B) {
 				_, _ = io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
-			c, err := New(Config{Backend: "openai", URL: srv.URL + "/v1/completions", Model: "m", MaxConns: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			p, err := c.Prepare([]dataset.Request{{Prompt: strings.Repeat("x", tc.prompt), OutputLen: 64}}, false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			start := time.Now()
-			now := func() time.Duration { return time.Since(start) }
-			b.SetBytes(int64(len(p[0].body) + len(tc.body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var rec record.Record
-				c.Send(context.Background(), &p[0], &rec, now)
-				if !rec.Success {
-					b.Fatal(rec.Error)
-				}
+			for _, nc := range benchPaths(b, Config{URL: srv.URL + "/v1/completions", MaxConns: 1}) {
+				c := nc.c
+				b.Run("path="+nc.name, func(b *testing.B) {
+					p, err := c.Prepare([]dataset.Request{{Prompt: strings.Repeat("x", tc.prompt), OutputLen: 64}}, false)
+					if err != nil {
+						b.Fatal(err)
+					}
+					start := time.Now()
+					now := func() time.Duration { return time.Since(start) }
+					b.SetBytes(int64(len(p[0].body) + len(tc.body)))
+					b.ReportAllocs()
+					for b.Loop() {
+						var rec record.Record
+						c.Send(context.Background(), &p[0], &rec, now)
+						if !rec.Success {
+							b.Fatal(rec.Error)
+						}
+					}
+				})
 			}
 		})
+	}
+}
+
+// benchPaths returns a client per path, in a fixed order: the lean
+// HTTP/1.1 client and net/http.
+func benchPaths(b *testing.B, cfg Config) []namedClient {
+	m := paths(b, cfg)
+	return []namedClient{{"h1", m["h1"]}, {"net-http", m["net/http"]}}
+}
+
+// namedClient is a client and the name of its path.
+type namedClient struct {
+	name string
+	c    *Client
+}
+
+// BenchmarkStreamEvents measures the cost per streamed token event end to
+// end, the way a run streams: the server flushes every event as its own
+// chunk (as vLLM and vbench sim do), and many streams run at once. The
+// in-process server's cost is the same for both paths, so the difference
+// in ns/event is the client's. allocs/op are per request.
+func BenchmarkStreamEvents(b *testing.B) {
+	const events = 64
+	body := sseBody(events, simEvent)
+	parts := strings.SplitAfter(body, "\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		for _, p := range parts {
+			_, _ = io.WriteString(w, p)
+			f.Flush()
+		}
+	}))
+	defer srv.Close()
+	for _, streams := range []int{1, 64} {
+		for _, nc := range benchPaths(b, Config{URL: srv.URL + "/v1/completions", MaxConns: streams}) {
+			c := nc.c
+			b.Run(fmt.Sprintf("streams=%d/path=%s", streams, nc.name), func(b *testing.B) {
+				p, err := c.Prepare([]dataset.Request{{Prompt: "x", OutputLen: events}}, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				now := func() time.Duration { return time.Since(start) }
+				b.ReportAllocs()
+				b.SetParallelism((streams + 1) / 2)
+				if streams == 1 {
+					b.SetParallelism(1)
+				}
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						var rec record.Record
+						c.Send(context.Background(), &p[0], &rec, now)
+						if !rec.Success || len(rec.Chunks) != events {
+							b.Error(rec.Error)
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
+			})
+		}
 	}
 }

@@ -26,7 +26,12 @@ var ssePool = sync.Pool{New: func() any {
 }}
 
 // sseReader frames a Server-Sent Events body into messages and stamps each
-// message with the time the read that completed it returned.
+// message with the time the read that completed it returned. It is fed
+// incrementally: the caller reads into buf[end:] (calling makeRoom first
+// when the buffer is full) and calls advance with the byte count and the
+// read's time, then finish at the end of the body. readSSE drives it from
+// an io.Reader; the lean HTTP/1.1 client (h1.go) reads the connection into
+// buf itself and de-chunks in place before calling advance.
 //
 // A message ends at a blank line ("\n\n" or "\r\n\r\n"). Like vLLM's client,
 // a trailing partial message that starts with "data:" and is already a
@@ -40,6 +45,9 @@ type sseReader struct {
 	end       int // end of valid data in buf
 	lineStart int // start of the current line
 	early     bool
+
+	joined []byte  // multi-line data scratch
+	pooled *[]byte // the ssePool entry buf came from
 }
 
 // readSSE reads r to EOF, calling fn with the data payload of every message
@@ -49,59 +57,20 @@ type sseReader struct {
 // fn returns false to stop reading. The returned error is the read error,
 // nil at EOF.
 func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
-	pb := ssePool.Get().(*[]byte)
-	s := sseReader{buf: *pb}
-	defer func() {
-		if cap(s.buf) <= maxPooledSSEBuffer {
-			*pb = s.buf[:cap(s.buf)]
-			ssePool.Put(pb)
-		}
-	}()
-	var joined []byte
+	var s sseReader
+	s.init()
+	defer s.release()
 	for {
 		if s.end == len(s.buf) {
 			s.makeRoom()
 		}
 		n, err := r.Read(s.buf[s.end:])
 		t := now()
-		s.end += n
-		for {
-			i := bytes.IndexByte(s.buf[s.scan:s.end], '\n')
-			if i < 0 {
-				s.scan = s.end
-				break
-			}
-			nl := s.scan + i
-			line := s.buf[s.lineStart:nl]
-			s.scan, s.lineStart = nl+1, nl+1
-			if len(bytes.TrimSuffix(line, []byte{'\r'})) != 0 {
-				continue
-			}
-			msg := s.buf[s.start : nl+1]
-			s.start = s.scan
-			if s.early {
-				s.early = false
-				continue
-			}
-			if data := messageData(msg, &joined); data != nil && !fn(data, t) {
-				return nil
-			}
-		}
-		if !s.early && s.start < s.end && s.mayBeComplete() {
-			pending := s.buf[s.start:s.end]
-			if data := messageData(pending, &joined); data != nil && completeData(data) {
-				s.early = true
-				if !fn(data, t) {
-					return nil
-				}
-			}
+		if !s.advance(n, t, fn) {
+			return nil
 		}
 		if err == io.EOF {
-			if !s.early && s.start < s.end {
-				if data := messageData(s.buf[s.start:s.end], &joined); data != nil {
-					fn(data, t)
-				}
-			}
+			s.finish(t, fn)
 			return nil
 		}
 		if err != nil {
@@ -110,21 +79,99 @@ func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.
 	}
 }
 
+// init readies s with a buffer from ssePool; release returns it.
+func (s *sseReader) init() {
+	pb := ssePool.Get().(*[]byte)
+	*s = sseReader{buf: *pb, pooled: pb}
+}
+
+// release returns the buffer to ssePool unless it grew too large. The
+// reader must not be used afterwards.
+func (s *sseReader) release() {
+	if s.pooled != nil && cap(s.buf) <= maxPooledSSEBuffer {
+		*s.pooled = s.buf[:cap(s.buf)]
+		ssePool.Put(s.pooled)
+	}
+	s.pooled, s.buf = nil, nil
+}
+
+// advance frames the n bytes just placed at buf[end:end+n], received at t
+// (the time the read that brought them returned): it delivers every message
+// they complete to fn, then a complete trailing data message early. It
+// returns false when fn asked to stop. n may be 0 (a read that returned no
+// data). fn must not retain data.
+func (s *sseReader) advance(n int, t time.Duration, fn func(data []byte, t time.Duration) bool) bool {
+	s.end += n
+	for {
+		i := bytes.IndexByte(s.buf[s.scan:s.end], '\n')
+		if i < 0 {
+			s.scan = s.end
+			break
+		}
+		nl := s.scan + i
+		line := s.buf[s.lineStart:nl]
+		s.scan, s.lineStart = nl+1, nl+1
+		if len(bytes.TrimSuffix(line, []byte{'\r'})) != 0 {
+			continue
+		}
+		msg := s.buf[s.start : nl+1]
+		s.start = s.scan
+		if s.early {
+			s.early = false
+			continue
+		}
+		if data := messageData(msg, &s.joined); data != nil && !fn(data, t) {
+			return false
+		}
+	}
+	if !s.early && s.start < s.end && s.mayBeComplete() {
+		pending := s.buf[s.start:s.end]
+		if data := messageData(pending, &s.joined); data != nil && completeData(data) {
+			s.early = true
+			if !fn(data, t) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// finish delivers the trailing partial message at the end of the body
+// (received at t), unless it was already delivered early.
+func (s *sseReader) finish(t time.Duration, fn func(data []byte, t time.Duration) bool) {
+	if !s.early && s.start < s.end {
+		if data := messageData(s.buf[s.start:s.end], &s.joined); data != nil {
+			fn(data, t)
+		}
+	}
+}
+
 // makeRoom frees the consumed prefix of the buffer, or doubles the buffer
 // when one message fills it.
 func (s *sseReader) makeRoom() {
+	s.end = s.makeRoomFor(s.end)
+}
+
+// makeRoomFor is makeRoom for a buffer holding used bytes, of which those
+// past end are not framed yet (the HTTP/1.1 client's undecoded chunk
+// framing); it returns the new used. The consumed prefix is dropped if
+// there is one, else the buffer doubles.
+func (s *sseReader) makeRoomFor(used int) int {
 	if s.start > 0 {
-		n := copy(s.buf, s.buf[s.start:s.end])
+		n := copy(s.buf, s.buf[s.start:used])
 		s.scan -= s.start
 		s.lineStart -= s.start
-		s.start, s.end = 0, n
-		if s.end < len(s.buf) {
-			return
+		s.end -= s.start
+		s.start = 0
+		if n < len(s.buf) {
+			return n
 		}
+		used = n
 	}
 	nb := make([]byte, 2*len(s.buf))
-	copy(nb, s.buf[:s.end])
+	copy(nb, s.buf[:used])
 	s.buf = nb
+	return used
 }
 
 // mayBeComplete is a cheap, exact pre-test for completeData on the pending

@@ -1,0 +1,651 @@
+package backend
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/record"
+)
+
+// paths returns a client on the lean HTTP/1.1 path and one on net/http
+// for the same configuration.
+func paths(t testing.TB, cfg Config) map[string]*Client {
+	t.Helper()
+	if cfg.Backend == "" {
+		cfg.Backend = "openai"
+	}
+	if cfg.Model == "" {
+		cfg.Model = "m"
+	}
+	lean, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lean.h1 == nil {
+		t.Fatalf("%s does not use the lean path", cfg.URL)
+	}
+	std, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std.h1 = nil
+	t.Cleanup(func() { lean.Close(); std.Close() })
+	return map[string]*Client{"h1": lean, "net/http": std}
+}
+
+// sendOne prepares and sends one request and returns its record.
+func sendOne(ctx context.Context, t testing.TB, c *Client, id string) record.Record {
+	t.Helper()
+	p, err := c.Prepare([]dataset.Request{{Prompt: "p", PromptLen: 4, OutputLen: 8, ID: id}}, id != "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var rec record.Record
+	c.Send(ctx, &p[0], &rec, func() time.Duration { return time.Since(start) + time.Nanosecond })
+	return rec
+}
+
+// sameRecord reports how two records of the same response differ, ignoring
+// times.
+func sameRecord(a, b record.Record) string {
+	switch {
+	case a.Success != b.Success, a.Status != b.Status, a.Error != b.Error:
+		return fmt.Sprintf("success/status/error %v %d %q vs %v %d %q", a.Success, a.Status, a.Error, b.Success, b.Status, b.Error)
+	case a.GeneratedText != b.GeneratedText:
+		return fmt.Sprintf("text %.80q vs %.80q", a.GeneratedText, b.GeneratedText)
+	case a.OutputTokens != b.OutputTokens, a.PromptLen != b.PromptLen, len(a.Chunks) != len(b.Chunks), a.RequestID != b.RequestID:
+		return fmt.Sprintf("tokens %d/%d, chunks %d, id %q vs %d/%d, %d, %q", a.OutputTokens, a.PromptLen, len(a.Chunks), a.RequestID,
+			b.OutputTokens, b.PromptLen, len(b.Chunks), b.RequestID)
+	}
+	return ""
+}
+
+const (
+	evA     = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+	evB     = "data: {\"choices\":[{\"text\":\"b\"}]}\n\n"
+	evUsage = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":2}}\n\n"
+	evDone  = "data: [DONE]\n\n"
+)
+
+// TestH1MatchesNetHTTP sends the same simulated responses through both
+// paths and requires identical records (times aside).
+func TestH1MatchesNetHTTP(t *testing.T) {
+	big := `data: {"choices":[{"text":"` + strings.Repeat("x", 1<<20) + `"}]}` + "\n\n"
+	stream := func(parts ...string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, p := range parts {
+				_, _ = io.WriteString(w, p)
+				w.(http.Flusher).Flush()
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string // the h1 record's error prefix; "" = success
+	}{
+		{"chunked SSE", stream(evA, evB, evUsage, evDone), ""},
+		{"chunked SSE, events split across chunks", stream("data: {\"choi", "ces\":[{\"text\":\"a\"}]}\n", "\n"+evB[:10], evB[10:]+evDone), ""},
+		{"Content-Length body", func(w http.ResponseWriter, r *http.Request) {
+			body := evA + evB + evUsage + evDone
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			_, _ = io.WriteString(w, body)
+		}, ""},
+		{"Connection: close", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Connection", "close")
+			stream(evA, evB, evDone)(w, r)
+		}, ""},
+		{"1xx before the response", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "</x>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusEarlyHints)
+			stream(evA, evDone)(w, r)
+		}, ""},
+		{"non-200 with body", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, "  {\"error\":\""+strings.Repeat("e", 1000)+"\"}\n")
+		}, "Bad Request: {\"error\":\"eee"},
+		{"non-200 with an unknown status and no body", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(599)
+		}, "599 status code 599"},
+		{"1 MB event", stream(evA, big, evUsage, evDone), ""},
+		{"server closes mid-stream", func(w http.ResponseWriter, r *http.Request) {
+			stream(evA, "data: {\"choices\":[{\"te")(w, r)
+			panic(http.ErrAbortHandler)
+		}, "unexpected EOF"},
+		{"invalid JSON stops the stream", stream(evA, "data: {oops\n\n", evB), "invalid JSON in SSE message"},
+		{"no token", stream(evUsage, evDone), "Never received a valid chunk"},
+		{"only [DONE]", stream(evDone), "Never received"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			recs := map[string]record.Record{}
+			for name, c := range paths(t, Config{URL: srv.URL + "/v1/completions", APIKey: "secret-key"}) {
+				recs[name] = sendOne(context.Background(), t, c, "id-1")
+			}
+			if d := sameRecord(recs["h1"], recs["net/http"]); d != "" {
+				t.Errorf("h1 and net/http records differ: %s", d)
+			}
+			h1 := recs["h1"]
+			if tt.want == "" && !h1.Success || tt.want != "" && !strings.HasPrefix(h1.Error, tt.want) {
+				t.Errorf("h1 record: success %v, error %.120q; want error %q", h1.Success, h1.Error, tt.want)
+			}
+			if strings.Contains(h1.Error, "secret-key") {
+				t.Errorf("error shows the API key: %q", h1.Error)
+			}
+			if h1.Success && (h1.Start <= 0 || h1.Chunks[0] < h1.Start || h1.End != h1.Chunks[len(h1.Chunks)-1]) {
+				t.Errorf("times: start %v chunks %v end %v", h1.Start, h1.Chunks, h1.End)
+			}
+		})
+	}
+}
+
+// connCounter counts the connections an httptest server accepted.
+func connCounter(srv *httptest.Server) *atomic.Int32 {
+	var n atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.Add(1)
+		}
+	}
+	return &n
+}
+
+// TestH1KeepAlive checks that sequential requests share one connection,
+// and that a response that cannot be fully consumed (Connection: close,
+// close-delimited body, error status) is not reused.
+func TestH1KeepAlive(t *testing.T) {
+	tests := []struct {
+		name      string
+		header    map[string]string
+		status    int
+		wantConns int32
+	}{
+		{"chunked keep-alive", nil, 200, 1},
+		{"Content-Length keep-alive", map[string]string{"Content-Length": fmt.Sprint(len(evA + evDone))}, 200, 1},
+		{"Connection: close", map[string]string{"Connection": "close"}, 200, 4},
+		{"error status", nil, 500, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range tt.header {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, evA+evDone)
+			}))
+			conns := connCounter(srv)
+			srv.Start()
+			defer srv.Close()
+			c := paths(t, Config{URL: srv.URL + "/v1/completions"})["h1"]
+			for i := range 4 {
+				rec := sendOne(context.Background(), t, c, "")
+				if rec.Success != (tt.status == 200) {
+					t.Fatalf("request %d: %+v", i, rec)
+				}
+			}
+			if n := conns.Load(); n != tt.wantConns {
+				t.Errorf("%d connections, want %d", n, tt.wantConns)
+			}
+		})
+	}
+}
+
+// TestH1MaxConns checks that at most MaxConns connections exist, that
+// Sends beyond it wait for one and then succeed, and that a waiting Send
+// gives up when its context ends.
+func TestH1MaxConns(t *testing.T) {
+	release := make(chan struct{})
+	var active, peak atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := active.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		_, _ = io.WriteString(w, evA)
+		w.(http.Flusher).Flush()
+		<-release
+		active.Add(-1)
+		_, _ = io.WriteString(w, evDone)
+	}))
+	conns := connCounter(srv)
+	srv.Start()
+	defer srv.Close()
+	c := paths(t, Config{URL: srv.URL + "/v1/completions", MaxConns: 2})["h1"]
+
+	// A Send waiting for a connection gives up with its context.
+	var wg sync.WaitGroup
+	recs := make([]record.Record, 6)
+	for i := range 2 {
+		wg.Go(func() { recs[i] = sendOne(context.Background(), t, c, "") })
+	}
+	for active.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	waited := sendOne(ctx, t, c, "")
+	cancel()
+	if !strings.HasPrefix(waited.Error, "request cancelled") && !strings.Contains(waited.Error, "deadline exceeded") {
+		t.Errorf("a Send waiting past its deadline: %+v", waited)
+	}
+	for i := 2; i < 6; i++ {
+		wg.Go(func() { recs[i] = sendOne(context.Background(), t, c, "") })
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	for i, rec := range recs {
+		if !rec.Success {
+			t.Errorf("request %d: %s", i, rec.Error)
+		}
+	}
+	if n, p := conns.Load(), peak.Load(); n > 2 || p > 2 {
+		t.Errorf("%d connections, %d concurrent requests; MaxConns is 2", n, p)
+	}
+}
+
+// TestH1CancelMidStream checks that cancelling the context interrupts a
+// blocked read promptly, with net/http's error text, and that the
+// connection is not reused.
+func TestH1CancelMidStream(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, evA)
+		w.(http.Flusher).Flush()
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	recs := map[string]record.Record{}
+	for name, c := range paths(t, Config{URL: srv.URL + "/v1/completions"}) {
+		ctx, cancel := context.WithCancel(context.Background())
+		p, _ := c.Prepare([]dataset.Request{{Prompt: "p", OutputLen: 2}}, false)
+		var rec record.Record
+		start := time.Now()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.Send(ctx, &p[0], &rec, func() time.Duration {
+				d := time.Since(start) + 1
+				return d
+			})
+		}()
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Send did not return after cancel", name)
+		}
+		recs[name] = rec
+		if name == "h1" && len(c.h1.pool.idle) != 0 {
+			t.Error("a cancelled connection went back to the pool")
+		}
+	}
+	if d := sameRecord(recs["h1"], recs["net/http"]); d != "" {
+		t.Errorf("h1 and net/http records differ: %s", d)
+	}
+	if rec := recs["h1"]; rec.Success || !strings.HasPrefix(rec.Error, "request cancelled") || len(rec.Chunks) != 1 {
+		t.Errorf("h1 record %+v", rec)
+	}
+}
+
+// TestH1Timeout checks that Config.Timeout bounds a request.
+func TestH1Timeout(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/body/") {
+			_, _ = io.WriteString(w, evA)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	for _, q := range []string{"", "/body"} {
+		recs := map[string]record.Record{}
+		for name, c := range paths(t, Config{URL: srv.URL + q + "/v1/completions", Timeout: 100 * time.Millisecond}) {
+			recs[name] = sendOne(context.Background(), t, c, "")
+		}
+		if d := sameRecord(recs["h1"], recs["net/http"]); d != "" {
+			t.Errorf("%q: h1 and net/http records differ: %s", q, d)
+		}
+		if rec := recs["h1"]; rec.Success || !strings.Contains(rec.Error, "Client.Timeout") {
+			t.Errorf("%q: h1 record %+v", q, rec)
+		}
+	}
+}
+
+// rawServer answers every request on a connection with the next canned
+// response (the last one repeats) and closes the connection after the
+// responses marked close. It records the raw requests.
+type rawServer struct {
+	ln       net.Listener
+	conns    atomic.Int32
+	mu       sync.Mutex
+	requests []string
+}
+
+func newRawServer(t *testing.T, closeAfter bool, responses ...string) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.conns.Add(1)
+			go func() {
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for i := 0; ; i++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					var b strings.Builder
+					_ = req.Write(&b)
+					s.mu.Lock()
+					s.requests = append(s.requests, b.String()+"|"+string(body))
+					s.mu.Unlock()
+					_, _ = io.WriteString(conn, responses[min(i, len(responses)-1)])
+					if closeAfter {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return s
+}
+
+func (s *rawServer) url() string { return "http://" + s.ln.Addr().String() + "/v1/completions" }
+
+// TestH1Framings checks response framings httptest does not produce.
+func TestH1Framings(t *testing.T) {
+	body := evA + evB + evUsage + evDone
+	chunked := func(parts ...string) string {
+		var b strings.Builder
+		for i, p := range parts {
+			fmt.Fprintf(&b, "%x", len(p))
+			if i%2 == 1 {
+				b.WriteString(";ext=\"v\"")
+			}
+			b.WriteString("\r\n" + p + "\r\n")
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, resp string
+		want       string // error prefix, "" = success
+		conns      int32  // after two requests
+		close      bool   // the server closes the connection after the response
+	}{
+		{"chunk extensions and trailers", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			chunked(evA, evB, evUsage, evDone) + "0\r\nX-Trailer: 1\r\n\r\n", "", 1, false},
+		{"lower-case headers, LF line ends, upper-case hex", "HTTP/1.1 200 OK\ntransfer-encoding: Chunked\ncontent-type: text/event-stream\n\n" +
+			fmt.Sprintf("%X\r\n%s\r\n0\r\n\r\n", 0xAB, ":"+strings.Repeat("p", 0xAB-len(body)-2)+"\n"+body), "", 1, false},
+		{"HTTP/1.0 close-delimited", "HTTP/1.0 200 OK\r\n\r\n" + body, "", 2, true},
+		{"HTTP/1.1 close-delimited", "HTTP/1.1 200 OK\r\n\r\n" + body, "", 2, true},
+		{"HTTP/1.0 keep-alive with Content-Length", fmt.Sprintf("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: %d\r\n\r\n%s", len(body), body), "", 1, false},
+		{"100 Continue then 200", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body, "", 1, false},
+		{"malformed status line", "HTTP/1.1 2x0 OK\r\n\r\n", "Post \"http://", 2, false},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", "Post \"http://", 2, false},
+		{"malformed chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "invalid byte in chunk length", 2, false},
+		{"missing CRLF after chunk data", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%sXX", len(evA), evA), "malformed chunked encoding", 2, false},
+		{"unsupported transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "Post \"http://", 2, false},
+		{"conflicting Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc", "Post \"http://", 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRawServer(t, tt.close, tt.resp)
+			c := paths(t, Config{URL: srv.url()})["h1"]
+			for i := range 2 {
+				rec := sendOne(context.Background(), t, c, "")
+				if tt.want == "" && !rec.Success || tt.want != "" && !strings.HasPrefix(rec.Error, tt.want) {
+					t.Fatalf("request %d: success %v error %q, want %q", i, rec.Success, rec.Error, tt.want)
+				}
+				if tt.want == "" && (rec.GeneratedText != "ab" || rec.OutputTokens != 2 || len(rec.Chunks) != 2) {
+					t.Errorf("request %d: record %+v", i, rec)
+				}
+			}
+			if n := srv.conns.Load(); n != tt.conns {
+				t.Errorf("%d connections, want %d", n, tt.conns)
+			}
+		})
+	}
+}
+
+// TestH1RetriesStaleConnection checks that a request on a reused
+// connection the server has closed is sent again on a new one, and that a
+// connection that fails after response bytes is not retried.
+func TestH1RetriesStaleConnection(t *testing.T) {
+	body := evA + evDone
+	// The server advertises keep-alive but closes after each response.
+	srv := newRawServer(t, true, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	for i := range 3 {
+		if rec := sendOne(context.Background(), t, c, ""); !rec.Success {
+			t.Fatalf("request %d: %s", i, rec.Error)
+		}
+		time.Sleep(10 * time.Millisecond) // let the close arrive
+	}
+	if n := srv.conns.Load(); n != 3 {
+		t.Errorf("%d connections, want 3", n)
+	}
+	if n := len(srv.requests); n != 3 {
+		t.Errorf("%d requests reached the server, want 3", n)
+	}
+
+	// Response bytes, then the close: no retry.
+	srv = newRawServer(t, true, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	c = paths(t, Config{URL: srv.url()})["h1"]
+	if rec := sendOne(context.Background(), t, c, ""); rec.Error != "unexpected EOF" {
+		t.Errorf("record %+v, want unexpected EOF", rec)
+	}
+	if n := len(srv.requests); n != 1 {
+		t.Errorf("%d requests reached the server, want 1", n)
+	}
+}
+
+// TestH1Request checks the request as the server parses it.
+func TestH1Request(t *testing.T) {
+	srv := newRawServer(t, false, "HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\ndata: [DONE]\n\n")
+	c := paths(t, Config{URL: strings.Replace(srv.url(), "/v1/", "/a%20b/v1/", 1), APIKey: "k", Headers: map[string]string{"x-custom": "v", "User-Agent": "mine"}})["h1"]
+	_ = sendOne(context.Background(), t, c, "id-9")
+	_ = sendOne(context.Background(), t, c, "")
+	if len(srv.requests) != 2 {
+		t.Fatalf("%d requests", len(srv.requests))
+	}
+	for i, want := range []string{"X-Request-Id: id-9\r\n", ""} {
+		req := srv.requests[i]
+		for _, line := range []string{"POST /a%20b/v1/completions HTTP/1.1\r\n", "Host: " + srv.ln.Addr().String() + "\r\n",
+			"User-Agent: mine\r\n", "Authorization: Bearer k\r\n", "X-Custom: v\r\n", "Content-Type: application/json\r\n",
+			"Content-Length: 134\r\n", want, "|{\"model\":\"m\",\"prompt\":\"p\""} {
+			if !strings.Contains(req, line) {
+				t.Errorf("request %d lacks %q:\n%s", i, line, req)
+			}
+		}
+		if i == 1 && strings.Contains(req, "X-Request-Id") {
+			t.Errorf("request without id sent one:\n%s", req)
+		}
+	}
+}
+
+// TestH1IdleExpiry checks that a connection idle longer than
+// h1IdleTimeout is closed, not reused.
+func TestH1IdleExpiry(t *testing.T) {
+	srv := newRawServer(t, false, "HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\ndata: [DONE]\n\n")
+	c := paths(t, Config{URL: srv.url(), MaxConns: 1})["h1"]
+	now := time.Now()
+	c.h1.pool.now = func() time.Time { return now }
+	_ = sendOne(context.Background(), t, c, "")
+	now = now.Add(h1IdleTimeout)
+	_ = sendOne(context.Background(), t, c, "")
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("%d connections after an idle period of h1IdleTimeout, want 1", n)
+	}
+	now = now.Add(h1IdleTimeout + time.Millisecond)
+	_ = sendOne(context.Background(), t, c, "")
+	if n := srv.conns.Load(); n != 2 {
+		t.Errorf("%d connections after an idle period over h1IdleTimeout, want 2", n)
+	}
+	if n := c.h1.pool.open; n != 1 {
+		t.Errorf("the pool counts %d open connections, want 1", n)
+	}
+	c.Close()
+	if n, open := len(c.h1.pool.idle), c.h1.pool.open; n != 0 || open != 0 {
+		t.Errorf("%d idle connections, %d open after Close", n, open)
+	}
+}
+
+// TestH1Selection checks which URLs take the lean path.
+func TestH1Selection(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "")
+	tests := []struct {
+		url     string
+		headers map[string]string
+		lean    bool
+	}{
+		{"http://127.0.0.1:8000/v1/completions", nil, true},
+		{"http://localhost/v1/completions", nil, true},
+		{"https://127.0.0.1:8000/v1/completions", nil, false},
+		{"http://user:pw@127.0.0.1:8000/v1/completions", nil, false},
+		{"http://127.0.0.1:8000/v1/completions", map[string]string{"X-Bad": "a\r\nb"}, false},
+	}
+	for _, tt := range tests {
+		c, err := New(Config{Backend: "openai", URL: tt.url, Headers: tt.headers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.h1 != nil) != tt.lean {
+			t.Errorf("%s %v: lean path %v, want %v", tt.url, tt.headers, c.h1 != nil, tt.lean)
+		}
+	}
+}
+
+// FuzzH1Response feeds arbitrary bytes, split into reads anywhere, to the
+// response parser: it must not panic or loop, and whenever net/http
+// (http.ReadResponse, then readSSE on its body) reads a 200 response
+// completely, the parser must read it too, with the same SSE messages.
+func FuzzH1Response(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\ndata:\r\n3\r\n a\n\r\n1\r\n\n\r\n0\r\nT: 1\r\n\r\n"), uint8(3))
+	f.Add([]byte("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nContent-Length: 9\r\nConnection: keep-alive\r\n\r\ndata: x\n\n"), uint8(1))
+	f.Add([]byte("HTTP/1.1 404 Not Found\r\ncontent-length: 4\r\n\r\nnope"), uint8(7))
+	f.Add([]byte("HTTP/1.1 200 OK\n\ndata: a\n\ndata: b"), uint8(2))
+	f.Fuzz(func(t *testing.T, raw []byte, split uint8) {
+		step := int(split%32) + 1
+		var chunks []string
+		for b := raw; len(b) > 0; {
+			n := min(step, len(b))
+			chunks = append(chunks, string(b[:n]))
+			b = b[n:]
+		}
+		cr := &chunkReader{chunks: chunks}
+		r := &h1Response{conn: cr}
+		r.s.init()
+		defer r.s.release()
+		var got []string
+		var gotErr error
+		now := func() time.Duration { return cr.clock }
+		t0, err := r.readHead(nil, now)
+		switch {
+		case err != nil:
+			gotErr = err
+		case r.status != 200:
+			_ = r.statusError()
+		default:
+			gotErr = r.readBody(t0, now, func(data []byte, _ time.Duration) bool {
+				got = append(got, string(data))
+				return true
+			})
+		}
+
+		resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(raw))), &http.Request{Method: "POST"})
+		if err != nil || resp.StatusCode != 200 || resp.ProtoMajor != 1 || resp.ProtoMinor > 1 {
+			return // the parser takes HTTP/1.0 and HTTP/1.1 only
+		}
+		var want []string
+		err = readSSE(resp.Body, func() time.Duration { return 0 }, func(data []byte, _ time.Duration) bool {
+			want = append(want, string(data))
+			return true
+		})
+		if err != nil || strings.Contains(string(raw), "{") || strings.Contains(string(raw), "[DONE]") {
+			return // net/http failed too, or early delivery may differ by split
+		}
+		if gotErr != nil {
+			t.Fatalf("net/http read the response, the parser failed: %v", gotErr)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("messages %q, net/http %q", got, want)
+		}
+	})
+}
+
+// TestH1Preconnect checks that the lean path uses pre-dialled connections.
+func TestH1Preconnect(t *testing.T) {
+	srv := newRawServer(t, false, "HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\ndata: [DONE]\n\n")
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	if err := c.Preconnect(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_ = sendOne(context.Background(), t, c, "")
+	}
+	if n := srv.conns.Load(); n != 2 {
+		t.Errorf("%d connections, want the 2 pre-dialled ones", n)
+	}
+	if n := len(srv.requests); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// TestH1Trace checks that the lean path calls the httptrace hooks
+// calibrate uses, in order, between Start and the first chunk.
+func TestH1Trace(t *testing.T) {
+	srv := newRawServer(t, false, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(evA), evA))
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	var wrote, first time.Duration
+	var clock atomic.Int64
+	now := func() time.Duration { return time.Duration(clock.Add(1)) }
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = now() },
+		GotFirstResponseByte: func() { first = now() },
+	})
+	p, _ := c.Prepare([]dataset.Request{{Prompt: "p", OutputLen: 1}}, false)
+	var rec record.Record
+	c.Send(ctx, &p[0], &rec, now)
+	if !rec.Success || !(rec.Start < wrote && wrote < first && first < rec.Chunks[0]) {
+		t.Errorf("start %v, wrote %v, first byte %v, chunk %v (%s)", rec.Start, wrote, first, rec.Chunks, rec.Error)
+	}
+}
