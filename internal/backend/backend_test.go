@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,13 +66,30 @@ func TestNewValidatesURL(t *testing.T) {
 	}
 }
 
+// captured is the last request a streamServer received. The client's
+// reads and the server's writes are not ordered for the race detector
+// (they meet only through TCP), so the capture takes a lock.
+type captured struct {
+	mu   sync.Mutex
+	req  *http.Request
+	body string
+}
+
+func (c *captured) get() (*http.Request, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.req, c.body
+}
+
 // streamServer serves the given SSE body and captures the request.
-func streamServer(t *testing.T, status int, body string, got *http.Request, gotBody *string) *httptest.Server {
+func streamServer(t *testing.T, status int, body string) (*httptest.Server, *captured) {
 	t.Helper()
+	got := &captured{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		*got = *r.Clone(context.Background())
-		*gotBody = string(b)
+		got.mu.Lock()
+		got.req, got.body = r.Clone(context.Background()), string(b)
+		got.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(status)
 		for _, part := range strings.SplitAfter(body, "\n\n") {
@@ -80,7 +98,7 @@ func streamServer(t *testing.T, status int, body string, got *http.Request, gotB
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, got
 }
 
 func TestSend(t *testing.T) {
@@ -113,9 +131,7 @@ func TestSend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got http.Request
-			var gotBody string
-			srv := streamServer(t, tt.status, tt.body, &got, &gotBody)
+			srv, capture := streamServer(t, tt.status, tt.body)
 			c, err := New(Config{Backend: tt.backend, URL: srv.URL + tt.endpoint, Model: "m",
 				Headers: map[string]string{"X-Secret": "s3"}, APIKey: "k"})
 			if err != nil {
@@ -138,6 +154,10 @@ func TestSend(t *testing.T) {
 			}
 			if tt.chunks > 0 && (rec.TTFT() <= 0 || rec.End != rec.Chunks[len(rec.Chunks)-1] || rec.Start <= 0) {
 				t.Errorf("times: start %v chunks %v end %v", rec.Start, rec.Chunks, rec.End)
+			}
+			got, _ := capture.get()
+			if got == nil {
+				t.Fatal("the server got no request")
 			}
 			if got.Header.Get("x-request-id") != "id-7" || got.Header.Get("X-Secret") != "s3" ||
 				got.Header.Get("Authorization") != "Bearer k" || got.Header.Get("Content-Type") != "application/json" {
@@ -170,8 +190,7 @@ func TestSendConnectionRefused(t *testing.T) {
 // x-request-id, that requests without one send none, and that sending
 // leaves the shared headers unchanged.
 func TestPreparedHeaders(t *testing.T) {
-	var got http.Request
-	srv := streamServer(t, 200, "data: [DONE]\n\n", &got, new(string))
+	srv, capture := streamServer(t, 200, "data: [DONE]\n\n")
 	c, err := New(Config{Backend: "openai", URL: srv.URL + "/v1/completions", Model: "m", APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +214,7 @@ func TestPreparedHeaders(t *testing.T) {
 			if i < 2 {
 				want = reqs[i].ID
 			}
+			got, _ := capture.get()
 			if id := got.Header.Get("x-request-id"); id != want || got.Header.Get("Authorization") != "Bearer k" {
 				t.Errorf("round %d request %d: x-request-id %q, want %q; headers %v", round, i, id, want, got.Header)
 			}
