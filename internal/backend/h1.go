@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
-	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // This file is the lean HTTP/1.1 client Send uses for plain http:// URLs
@@ -430,7 +429,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 		return false
 	}
 	st := c.startStream(rec)
-	err = r.body(ctx, cn.Conn, x.deadline, t, now, st.message)
+	err = r.readBody(t, now, st.message)
 	if err != nil {
 		err = bodyError(ctx, err)
 	}
@@ -833,102 +832,6 @@ func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func
 		_, rerr = r.read()
 		t = now()
 	}
-}
-
-// body reads the body like readBody: on a connection with kernel receive
-// timestamps (conn is the response's) through the process's poller
-// (poller_linux.go), else from this goroutine. deadline is the request's
-// (zero for none).
-func (r *h1Response) body(ctx context.Context, conn net.Conn, deadline time.Time, t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
-	rc := rxtime.Of(conn)
-	pl := getPoller()
-	if rc == nil || pl == nil || !usePoller {
-		return r.readBody(t, now, fn)
-	}
-	task := bodyTask{r: r, rc: rc, t: t, now: now, fn: fn}
-	if task.process() { // the bytes that came with the head
-		return task.err
-	}
-	wctx := ctx
-	if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		wctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
-	finished, err := pl.serve(wctx, rc.Fd(), &task)
-	switch {
-	case err != nil: // not watched: read it here
-		return r.readBody(task.t, now, fn)
-	case finished:
-		return task.err
-	case ctx.Err() != nil:
-		return ctx.Err()
-	default:
-		return os.ErrDeadlineExceeded
-	}
-}
-
-// usePoller lets tests read bodies from their own goroutine.
-var usePoller = true
-
-// bodyTask reads a response body on the poller's goroutine, one read per
-// step; it does what readBody's loop does per read.
-type bodyTask struct {
-	r    *h1Response
-	rc   *rxtime.Conn
-	t    time.Duration // time of the last read
-	now  func() time.Duration
-	fn   func(data []byte, t time.Duration) bool
-	rerr error // the last read's error
-	err  error // why the body ended early, once finished
-}
-
-// step reads what has arrived and handles it; it reports whether the body
-// is finished.
-func (b *bodyTask) step() bool {
-	r := b.r
-	if r.raw == len(r.s.buf) {
-		r.raw = r.s.makeRoomFor(r.raw)
-	}
-	n, err := b.rc.TryRead(r.s.buf[r.raw:])
-	if errors.Is(err, rxtime.ErrWouldBlock) {
-		return false
-	}
-	r.raw += n
-	if n > 0 {
-		r.gotByte = true
-	}
-	b.t, b.rerr = b.now(), err
-	return b.process()
-}
-
-// process decodes and frames the bytes read so far; it reports whether
-// the body is finished, and sets b.err when it ended early.
-func (b *bodyTask) process() bool {
-	r := b.r
-	n, err := r.decode()
-	switch {
-	case !r.s.advance(n, b.t, b.fn):
-		r.keepAlive = false
-		return true
-	case err != nil:
-		b.err = err
-		return true
-	case r.done:
-		r.s.finish(b.t, b.fn)
-		return true
-	case b.rerr == io.EOF && r.mode == bodyClose:
-		r.done = true
-		r.s.finish(b.t, b.fn)
-		return true
-	case b.rerr == io.EOF:
-		b.err = io.ErrUnexpectedEOF
-		return true
-	case b.rerr != nil:
-		b.err = b.rerr
-		return true
-	}
-	return false
 }
 
 // statusError is statusError's text for the response: the reason phrase,

@@ -10,13 +10,9 @@
 package rxtime
 
 import (
-	"errors"
 	"net"
 	"time"
 )
-
-// ErrWouldBlock is TryRead's answer when no data has arrived.
-var ErrWouldBlock = errors.New("rxtime: no data yet")
 
 // Conn is a connection whose reads record the kernel's receive time of the
 // data they return.

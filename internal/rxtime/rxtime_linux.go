@@ -76,43 +76,6 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TryRead reads what has already arrived, without waiting: it returns
-// ErrWouldBlock when nothing has, and io.EOF once the peer closed. Like
-// Read it records the data's receive timestamp. It is for readers that
-// learn readiness elsewhere (an epoll set of their own).
-func (c *Conn) TryRead(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	var n, oobn int
-	var rerr error
-	err := c.raw.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), p, c.oob[:], 0)
-		return true
-	})
-	if err == nil {
-		err = rerr
-	}
-	switch {
-	case err == syscall.EAGAIN:
-		return 0, ErrWouldBlock
-	case err != nil:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
-	case n == 0:
-		return 0, io.EOF
-	}
-	c.lastRx.Store(timestamp(c.oob[:oobn]))
-	return n, nil
-}
-
-// Fd returns the socket's file descriptor, for registering it in an epoll
-// set. The caller must stop using it before it closes the connection.
-func (c *Conn) Fd() int {
-	fd := -1
-	_ = c.raw.Control(func(f uintptr) { fd = int(f) })
-	return fd
-}
-
 // WriteTo copies the connection to w through Read, so that the copy keeps
 // recording timestamps (the embedded TCPConn's WriteTo would bypass it).
 func (c *Conn) WriteTo(w io.Writer) (int64, error) {

@@ -17,9 +17,3 @@ type conn struct {
 func Wrap(c net.Conn) net.Conn { return c }
 
 func enable(net.Listener) {}
-
-// TryRead is never called off Linux, where no Conn is made.
-func (c *Conn) TryRead([]byte) (int, error) { return 0, ErrWouldBlock }
-
-// Fd is never called off Linux, where no Conn is made.
-func (c *Conn) Fd() int { return -1 }
