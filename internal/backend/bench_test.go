@@ -6,7 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -226,4 +231,73 @@ func BenchmarkStreamEvents(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTarget measures the client's own CPU time per token event
+// against a server in another process, so the server's cost is not
+// counted: start one (vbench sim --addr 127.0.0.1:9000) and set
+// VBENCH_BENCH_TARGET=http://127.0.0.1:9000; VBENCH_BENCH_STREAMS sets
+// the concurrent streams (default 300). As in vbench calibrate, stream i
+// starts i/streams of VBENCH_BENCH_STAGGER (default 690ms, one request's
+// duration at the simulator's defaults with 64 tokens) late, so the
+// streams' events are spread in time, not bunched; 0 starts all at once.
+// b.N counts requests; run it with e.g. -benchtime=4000x. It reports
+// cpu-ns/event (user+system time of this process, divided by the token
+// events received).
+func BenchmarkTarget(b *testing.B) {
+	target := os.Getenv("VBENCH_BENCH_TARGET")
+	if target == "" {
+		b.Skip("VBENCH_BENCH_TARGET is not set")
+	}
+	streams := 300
+	if s := os.Getenv("VBENCH_BENCH_STREAMS"); s != "" {
+		var err error
+		if streams, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stagger := 690 * time.Millisecond
+	if s := os.Getenv("VBENCH_BENCH_STAGGER"); s != "" {
+		var err error
+		if stagger, err = time.ParseDuration(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, nc := range benchPaths(b, Config{URL: target + "/v1/completions", Model: "vbench-sim", IgnoreEOS: true, MaxConns: streams}) {
+		c := nc.c
+		b.Run("path="+nc.name, func(b *testing.B) {
+			p, err := c.Prepare([]dataset.Request{{Prompt: "vbench bench", PromptLen: 2, OutputLen: 64}}, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			now := func() time.Duration { return time.Since(start) }
+			var events, started atomic.Int64
+			cpu0 := processCPU()
+			b.ReportAllocs()
+			b.SetParallelism((streams + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+			b.RunParallel(func(pb *testing.PB) {
+				time.Sleep(stagger * time.Duration(started.Add(1)-1) / time.Duration(streams))
+				for pb.Next() {
+					var rec record.Record
+					c.Send(context.Background(), &p[0], &rec, now)
+					if !rec.Success {
+						b.Error(rec.Error)
+						return
+					}
+					events.Add(int64(len(rec.Chunks)))
+				}
+			})
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(events.Load()), "cpu-ns/event")
+		})
+	}
+}
+
+// processCPU is this process's user+system CPU time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
