@@ -49,6 +49,13 @@ type Config struct {
 	Duration time.Duration
 	// Requests, when positive, is the number of requests of every step.
 	Requests int
+	// SimNice is the niceness (0–19) the simulator calibrate starts runs
+	// at; unused with Target. On a host the two processes share, a
+	// lower-priority simulator absorbs the CPU contention: its lateness
+	// grows, and is measured and set apart, while the client, the
+	// instrument under test, runs as it would beside a remote server.
+	// Applied on Linux only.
+	SimNice int
 	// Burst starts every stream of a step at once, as vLLM's
 	// --request-rate inf does; by default the streams are evenly phased
 	// (see offsets), so their token events are spread in time, as
@@ -67,8 +74,12 @@ func DefaultConfig() Config {
 		ITL:         10 * time.Millisecond,
 		OutputLen:   64,
 		Duration:    10 * time.Second,
+		SimNice:     DefaultSimNice,
 	}
 }
+
+// DefaultSimNice is the simulator's default niceness (see Config.SimNice).
+const DefaultSimNice = 5
 
 // Validate reports every invalid field, naming its flag.
 func (c *Config) Validate() error {
@@ -89,6 +100,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Requests < 0 {
 		errs = append(errs, fmt.Errorf("--requests must not be negative, got %d", c.Requests))
+	}
+	if c.SimNice < 0 || c.SimNice > 19 {
+		errs = append(errs, fmt.Errorf("--sim-nice must be between 0 and 19, got %d", c.SimNice))
 	}
 	if c.Requests == 0 && c.Duration <= 0 {
 		errs = append(errs, fmt.Errorf("--duration must be positive (or set --requests), got %v", c.Duration))
@@ -143,6 +157,9 @@ type Report struct {
 	// SeparateProcess reports that calibrate started the simulator as a
 	// child process (false with --target).
 	SeparateProcess bool `json:"simulator_started"`
+	// SimNice is the niceness the started simulator runs at (-1 when it
+	// could not be set, or calibrate did not start it).
+	SimNice int `json:"simulator_nice"`
 	// TTFTMs, ITLMs and OutputLen are the latency model (the truth).
 	TTFTMs    float64 `json:"ttft_ms"`
 	ITLMs     float64 `json:"itl_ms"`
@@ -327,7 +344,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := &Report{
 		Version: version.Version, TTFTMs: ms(cfg.TTFT), ITLMs: ms(cfg.ITL), OutputLen: cfg.OutputLen,
-		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Start: "staggered",
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Start: "staggered", SimNice: -1,
 	}
 	if cfg.Burst {
 		rep.Start = "burst"
@@ -349,8 +366,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer proc.Close()
 		base = proc.URL
 		rep.SeparateProcess = true
+		rep.SimNice = proc.Nice
 		simPid = proc.Pid()
-		fmt.Fprintf(progress, "Started vbench sim (pid %d) on %s\n", proc.Pid(), base)
+		nice := ""
+		if proc.Nice > 0 {
+			nice = fmt.Sprintf(" at nice %d (lower CPU priority than the client; see --sim-nice)", proc.Nice)
+		}
+		fmt.Fprintf(progress, "Started vbench sim (pid %d) on %s%s\n", proc.Pid(), base, nice)
 	}
 	rep.Target = base
 	api, err := backend.NewServerAPI(base, "", nil, false, "")

@@ -25,6 +25,8 @@ const simStopTimeout = 5 * time.Second
 type SimProcess struct {
 	// URL is the simulator's base URL.
 	URL string
+	// Nice is the niceness it runs at, or -1 if it could not be set.
+	Nice int
 
 	cmd    *exec.Cmd
 	dir    string
@@ -35,8 +37,8 @@ type SimProcess struct {
 
 // StartSim starts `exe sim --addr 127.0.0.1:0 --url-file F` with the
 // latency model of cfg (and the simulator's word tokenizer, so prompt
-// counting costs it nothing), waits until it has written its URL to F, and
-// returns the running process. Close stops it.
+// counting costs it nothing) at niceness cfg.SimNice, waits until it has
+// written its URL to F, and returns the running process. Close stops it.
 func StartSim(ctx context.Context, exe string, cfg Config) (*SimProcess, error) {
 	dir, err := os.MkdirTemp("", "vbench-calibrate-")
 	if err != nil {
@@ -50,7 +52,9 @@ func StartSim(ctx context.Context, exe string, cfg Config) (*SimProcess, error) 
 	p := &SimProcess{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout = p.stderr
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	nice, err := startNiced(cmd, cfg.SimNice)
+	p.Nice = nice
+	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting the simulator (%s): %w", exe, err)
 	}

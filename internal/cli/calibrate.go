@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/calibrate"
@@ -27,7 +29,14 @@ duration (c the concurrency), so the c streams are evenly phased and their
 token events spread in time, as independent users' are; --burst makes every
 request due at once, as vLLM's --request-rate inf does, and so measures the
 burst of simultaneous starts too. Measurements on a loaded host are noisy:
-repeat them and compare medians.`
+repeat them and compare medians.
+
+The simulator calibrate starts runs at a lower CPU priority (--sim-nice,
+default 5): when the host's CPUs are saturated, the simulator is then the
+one that runs late (that lateness is measured and shown in the simulator
+column), and the client, the instrument being calibrated, runs as it would
+beside a server on another machine. --sim-nice 0 runs both at the same
+priority.`
 
 const calibrateExamples = `  vbench calibrate
   vbench calibrate --concurrency 100,1000 --duration 20s --json calib.json
@@ -46,6 +55,9 @@ func newCalibrateCmd(p Process) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cfg.Validate(); err != nil {
 				return usageErr(err)
+			}
+			if cfg.Target != "" && cmd.Flags().Changed("sim-nice") {
+				return usageErr(errors.New("--sim-nice applies only to the simulator calibrate starts, not to --target"))
 			}
 			cfg.Out, cfg.Progress = p.Stdout, p.Stderr
 			rep, err := calibrate.Run(cmd.Context(), cfg)
@@ -68,6 +80,7 @@ func newCalibrateCmd(p Process) *cobra.Command {
 	f.IntVar(&cfg.OutputLen, "output-len", cfg.OutputLen, "output tokens per request")
 	f.DurationVar(&cfg.Duration, "duration", cfg.Duration, "approximate length of each step")
 	f.IntVar(&cfg.Requests, "requests", 0, "requests per step (overrides --duration)")
+	f.IntVar(&cfg.SimNice, "sim-nice", cfg.SimNice, "niceness (0-19) of the simulator calibrate starts: on a shared host it, not the client, then absorbs CPU contention, and its lateness is measured and set apart (Linux; 0 = same priority as the client)")
 	f.BoolVar(&cfg.Burst, "burst", false, "start all streams of a step at once (default: stagger them evenly over one request's duration)")
 	f.StringVar(&jsonPath, "json", "", "also write the results to this JSON file (atomically)")
 	f.StringVar(&cfg.Executable, "sim-exe", "", "vbench executable to start the simulator with (default: this one)")
