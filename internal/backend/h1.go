@@ -239,15 +239,24 @@ func (p *h1Pool) put(cn *h1Conn) {
 	cn.used = true
 	cn.idleAt = p.clock()
 	p.mu.Lock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
+	if w := p.firstWaiter(); w != nil {
 		p.mu.Unlock()
 		w <- cn
 		return
 	}
 	p.idle = append(p.idle, cn)
 	p.mu.Unlock()
+}
+
+// firstWaiter removes and returns the Send that has waited longest for a
+// connection, or nil; p.mu is held.
+func (p *h1Pool) firstWaiter() chan *h1Conn {
+	if len(p.waiters) == 0 {
+		return nil
+	}
+	w := p.waiters[0]
+	p.waiters = p.waiters[1:]
+	return w
 }
 
 // discard closes a connection that cannot be reused and frees its slot.
@@ -259,9 +268,7 @@ func (p *h1Pool) discard(cn *h1Conn) {
 // release frees one connection's slot: the first waiter may dial.
 func (p *h1Pool) release() {
 	p.mu.Lock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
+	if w := p.firstWaiter(); w != nil {
 		p.mu.Unlock()
 		w <- nil
 		return

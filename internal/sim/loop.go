@@ -33,8 +33,8 @@ import (
 type streamLoop struct {
 	id   int
 	mu   sync.Mutex
-	heap []*generation // min-heap by loop.due
-	kick chan struct{} // a new earliest stream arrived
+	heap dueHeap[*generation] // by loop.due
+	kick chan struct{}        // a new earliest stream arrived
 }
 
 const (
@@ -85,7 +85,7 @@ func pickLoop() *streamLoop {
 func (lp *streamLoop) len() int {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	return len(lp.heap)
+	return lp.heap.len()
 }
 
 // serve has the loop write the events of g, which has at least one event
@@ -97,8 +97,8 @@ func (lp *streamLoop) serve(g *generation) bool {
 	st.done = make(chan struct{}, 1)
 	st.due = g.nextDue().Sub(wakerEpoch)
 	lp.mu.Lock()
-	lp.push(g)
-	first := lp.heap[0] == g
+	lp.heap.push(g)
+	first := lp.heap.s[0] == g
 	lp.mu.Unlock()
 	if first {
 		select {
@@ -114,7 +114,7 @@ func (lp *streamLoop) serve(g *generation) bool {
 	lp.mu.Lock()
 	switch {
 	case st.idx >= 0:
-		lp.remove(st.idx)
+		lp.heap.remove(st.idx)
 		lp.mu.Unlock()
 		return false
 	case st.busy:
@@ -134,16 +134,15 @@ func (lp *streamLoop) run() {
 		now := wakerClock()
 		next := time.Duration(-1)
 		lp.mu.Lock()
-		for len(lp.heap) > 0 && lp.heap[0].loop.due <= now {
-			g := lp.heap[0]
-			lp.remove(0)
+		for lp.heap.len() > 0 && lp.heap.s[0].loop.due <= now {
+			g := lp.heap.remove(0)
 			g.loop.busy = true
 			ready = append(ready, g)
 		}
-		if len(lp.heap) > 0 {
-			next = lp.heap[0].loop.due
+		if lp.heap.len() > 0 {
+			next = lp.heap.s[0].loop.due
 		}
-		waiting := len(lp.heap) + len(ready)
+		waiting := lp.heap.len() + len(ready)
 		lp.mu.Unlock()
 
 		if len(ready) > 0 {
@@ -158,7 +157,7 @@ func (lp *streamLoop) run() {
 					st.done <- struct{}{}
 				} else {
 					st.due = g.nextDue().Sub(wakerEpoch)
-					lp.push(g)
+					lp.heap.push(g)
 				}
 				ready[i] = nil
 			}
@@ -202,65 +201,5 @@ func (lp *streamLoop) sleep(now, next time.Duration, waiting int, timer *time.Ti
 	}
 }
 
-// push adds g to the heap; lp.mu is held.
-func (lp *streamLoop) push(g *generation) {
-	lp.heap = append(lp.heap, g)
-	g.loop.idx = len(lp.heap) - 1
-	lp.up(g.loop.idx)
-}
-
-// remove takes the stream at index i out of the heap; lp.mu is held.
-func (lp *streamLoop) remove(i int) {
-	h := lp.heap
-	n := len(h) - 1
-	h[i].loop.idx = -1
-	if i != n {
-		h[i] = h[n]
-		h[i].loop.idx = i
-	}
-	h[n] = nil
-	lp.heap = h[:n]
-	if i != n {
-		lp.down(i)
-		lp.up(i)
-	}
-}
-
-func (lp *streamLoop) up(i int) {
-	h := lp.heap
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].loop.due <= h[i].loop.due {
-			break
-		}
-		lp.swap(i, p)
-		i = p
-	}
-}
-
-func (lp *streamLoop) down(i int) {
-	h := lp.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && h[r].loop.due < h[l].loop.due {
-			m = r
-		}
-		if h[i].loop.due <= h[m].loop.due {
-			return
-		}
-		lp.swap(i, m)
-		i = m
-	}
-}
-
-func (lp *streamLoop) swap(i, j int) {
-	h := lp.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].loop.idx = i
-	h[j].loop.idx = j
-}
+func (g *generation) dueTime() time.Duration { return g.loop.due }
+func (g *generation) heapIndex() *int        { return &g.loop.idx }

@@ -25,7 +25,7 @@ func TestLoopHeap(t *testing.T) {
 	for range 400 {
 		g := &generation{}
 		g.loop.due = time.Duration(rng.IntN(1000))
-		lp.push(g)
+		lp.heap.push(g)
 		all = append(all, g)
 	}
 	removed := map[*generation]bool{}
@@ -34,10 +34,10 @@ func TestLoopHeap(t *testing.T) {
 		if removed[g] {
 			continue
 		}
-		if lp.heap[g.loop.idx] != g {
+		if lp.heap.s[g.loop.idx] != g {
 			t.Fatalf("stale index %d", g.loop.idx)
 		}
-		lp.remove(g.loop.idx)
+		lp.heap.remove(g.loop.idx)
 		removed[g] = true
 		if g.loop.idx != -1 {
 			t.Fatalf("removed stream keeps index %d", g.loop.idx)
@@ -50,14 +50,13 @@ func TestLoopHeap(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	for len(lp.heap) > 0 {
-		for i, g := range lp.heap {
+	for lp.heap.len() > 0 {
+		for i, g := range lp.heap.s {
 			if g.loop.idx != i {
 				t.Fatalf("heap[%d] has index %d", i, g.loop.idx)
 			}
 		}
-		got = append(got, lp.heap[0].loop.due)
-		lp.remove(0)
+		got = append(got, lp.heap.remove(0).loop.due)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("pops out of order")

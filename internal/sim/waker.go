@@ -42,6 +42,7 @@ const (
 // waiter is one stream waiting for its next due time.
 type waiter struct {
 	due time.Duration // on wakerClock
+	idx int           // index in the waker's heap
 	ch  chan struct{} // receives one signal per add
 }
 
@@ -56,7 +57,7 @@ func wakerClock() time.Duration { return time.Since(wakerEpoch) }
 // waker is a min-heap of waiters by due time, served by one goroutine.
 type waker struct {
 	mu    sync.Mutex
-	heap  []*waiter
+	heap  dueHeap[*waiter]
 	kick  chan struct{} // a new earliest waiter arrived
 	start sync.Once
 }
@@ -69,7 +70,7 @@ var theWaker = &waker{kick: make(chan struct{}, 1)}
 func (wk *waker) busy() bool {
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
-	return len(wk.heap) >= wakerMaxWaiters
+	return wk.heap.len() >= wakerMaxWaiters
 }
 
 // add registers w to be signalled on w.ch at the absolute time due.
@@ -77,8 +78,8 @@ func (wk *waker) add(w *waiter, due time.Time) {
 	wk.start.Do(func() { go wk.run() })
 	w.due = due.Sub(wakerEpoch)
 	wk.mu.Lock()
-	wk.push(w)
-	first := wk.heap[0] == w
+	wk.heap.push(w)
+	first := wk.heap.s[0] == w
 	wk.mu.Unlock()
 	if first {
 		select {
@@ -96,14 +97,14 @@ func (wk *waker) run() {
 		now := wakerClock()
 		next := time.Duration(-1)
 		wk.mu.Lock()
-		for len(wk.heap) > 0 && wk.heap[0].due <= now {
-			ready = append(ready, wk.pop())
+		for wk.heap.len() > 0 && wk.heap.s[0].due <= now {
+			ready = append(ready, wk.heap.remove(0))
 		}
-		if len(wk.heap) > 0 {
-			next = wk.heap[0].due
+		if wk.heap.len() > 0 {
+			next = wk.heap.s[0].due
 		}
 		spin := time.Duration(0)
-		if len(wk.heap) <= wakerSpinMaxWaiters {
+		if wk.heap.len() <= wakerSpinMaxWaiters {
 			spin = wakerSpin
 		}
 		wk.mu.Unlock()
@@ -137,44 +138,5 @@ func (wk *waker) run() {
 	}
 }
 
-// push adds w to the heap; wk.mu is held.
-func (wk *waker) push(w *waiter) {
-	h := append(wk.heap, w)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].due <= h[i].due {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	wk.heap = h
-}
-
-// pop removes and returns the earliest waiter; wk.mu is held.
-func (wk *waker) pop() *waiter {
-	h := wk.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = nil
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].due < h[l].due {
-			m = r
-		}
-		if h[i].due <= h[m].due {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	wk.heap = h
-	return top
-}
+func (w *waiter) dueTime() time.Duration { return w.due }
+func (w *waiter) heapIndex() *int        { return &w.idx }

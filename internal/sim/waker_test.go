@@ -15,12 +15,12 @@ func TestWakerHeapOrder(t *testing.T) {
 	for range 500 {
 		d := time.Duration(rng.IntN(1000))
 		want = append(want, d)
-		wk.push(&waiter{due: d})
+		wk.heap.push(&waiter{due: d})
 	}
 	slices.Sort(want)
 	var got []time.Duration
-	for len(wk.heap) > 0 {
-		got = append(got, wk.pop().due)
+	for wk.heap.len() > 0 {
+		got = append(got, wk.heap.remove(0).due)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("heap pops out of order: %v…", got[:10])
