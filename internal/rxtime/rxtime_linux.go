@@ -3,6 +3,7 @@ package rxtime
 import (
 	"io"
 	"net"
+	"os"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -57,14 +58,23 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n, oobn int
+	var n int
 	var rerr error
+	// The callback runs under the descriptor's read lock, so concurrent
+	// Reads do not share c.oob.
 	err := c.raw.Read(func(fd uintptr) bool {
+		var oobn int
 		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), p, c.oob[:], 0)
-		return rerr != syscall.EAGAIN
+		if rerr == syscall.EAGAIN {
+			return false
+		}
+		if rerr == nil && n > 0 {
+			c.lastRx.Store(timestamp(c.oob[:oobn]))
+		}
+		return true
 	})
-	if err == nil {
-		err = rerr
+	if err == nil && rerr != nil {
+		err = os.NewSyscallError("recvmsg", rerr)
 	}
 	if err != nil {
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
@@ -72,7 +82,6 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if n == 0 {
 		return 0, io.EOF
 	}
-	c.lastRx.Store(timestamp(c.oob[:oobn]))
 	return n, nil
 }
 

@@ -14,7 +14,9 @@ import (
 // simulator, not to the latency model it serves. The listener of [Start]
 // reads its connections with kernel receive timestamps (package rxtime, on
 // Linux); elsewhere, and for a handler served by another server, the
-// handler's start time stands in.
+// handler's start time stands in. A request pipelined behind another on
+// the same connection counts from its own arrival too, so its events show
+// as late by the time it waited.
 
 // rxConnKey is the context key under which Start's server stores the
 // connection a request came in on.

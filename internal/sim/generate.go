@@ -342,6 +342,7 @@ type generation struct {
 	nonblock   bool                     // a stream loop writes raw, without blocking
 	stalled    bool                     // a non-blocking write could not write everything
 	unsent     []byte                   // what it could not write
+	unrecorded int                      // pending events of the stalled write, recorded once it is out
 	stash      []byte                   // bytes read from raw meanwhile, for its next request
 	remaining  int                      // events still to write
 	started    bool                     // the first event was written
@@ -469,7 +470,6 @@ func (g *generation) nextDue() time.Time { return g.t0.Add(g.earliest().due) }
 // every later event that is already due too (only when the writer runs
 // late), and records their lateness. It returns false if the write failed.
 func (g *generation) writeDue() bool {
-	m := g.s.metrics
 	c := g.earliest()
 	due := g.t0.Add(c.due)
 	ready := time.Now()
@@ -526,7 +526,20 @@ func (g *generation) writeDue() bool {
 			return false
 		}
 	}
-	now := time.Now()
+	if g.stalled {
+		// Part of the write waits in g.unsent: its events are recorded
+		// once it is out (finishSlow).
+		g.unrecorded = n
+		return true
+	}
+	g.recordWritten(n, time.Now())
+	return true
+}
+
+// recordWritten records the lateness and engine metrics of the first n
+// pending events, written at now.
+func (g *generation) recordWritten(n int, now time.Time) {
+	m := g.s.metrics
 	for _, p := range g.pending[:n] {
 		m.recordToken(p.k, now.Sub(p.due), now.Sub(p.c.last))
 		m.genTokens.Add(1)
@@ -541,7 +554,6 @@ func (g *generation) writeDue() bool {
 			m.e2e.observe(now.Sub(g.t0))
 		}
 	}
-	return true
 }
 
 // earliest returns the unfinished choice whose next token is due first (the

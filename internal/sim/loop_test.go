@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -205,5 +207,81 @@ func TestRawStreamPipelinedAndClose(t *testing.T) {
 	}
 	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
 		t.Errorf("after Connection: close read %d, %v; want EOF", n, err)
+	}
+}
+
+// failOnce is a listener whose first Accept fails with a non-timeout
+// error, as when the process runs out of file descriptors.
+type failOnce struct {
+	net.Listener
+	failed bool
+}
+
+func (l *failOnce) Accept() (net.Conn, error) {
+	if !l.failed {
+		l.failed = true
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	return l.Listener.Accept()
+}
+
+// An accept error other than a closed listener is passed on, and accepting
+// goes on after it.
+func TestInjectListenerAcceptError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	il := newInjectListener(&failOnce{Listener: ln})
+	defer il.Close()
+	if _, err := il.Accept(); !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("first Accept: %v, want EMFILE", err)
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := il.Accept()
+	if err != nil {
+		t.Fatalf("Accept after the error: %v", err)
+	}
+	got.Close()
+}
+
+// Pipelining round after round on one connection keeps working, and the
+// connection keeps its non-blocking writes (its wrapper passes them on).
+func TestRawStreamPipelinedRounds(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
+	s := startServer(t, cfg)
+	c, err := net.Dial("tcp", s.URL()[len("http://"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"prompt":"p","max_tokens":2,"ignore_eos":true,"stream":true}`
+	req := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	br := bufio.NewReader(c)
+	for round := range 4 {
+		if _, err := io.WriteString(c, req+req); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("round %d response %d: %v", round, i, err)
+			}
+			if r := summarize(t, readAll(t, resp)); r.tokenEvents != 2 {
+				t.Errorf("round %d response %d: %+v", round, i, r)
+			}
+		}
+	}
+	if st := s.Stats(); st.Completed != 8 {
+		t.Errorf("stats %+v", st)
+	}
+	var pc net.Conn = &prefixConn{Conn: c}
+	if _, ok := pc.(syscall.Conn); !ok {
+		t.Error("prefixConn hides the connection's SyscallConn")
 	}
 }

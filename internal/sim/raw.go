@@ -79,10 +79,11 @@ func (l *injectListener) acceptLoop() {
 			}
 			return
 		}
-		var ne net.Error
-		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+		if errors.Is(err, net.ErrClosed) {
 			return
 		}
+		// Other errors (a timeout, "too many open files") are passed on:
+		// net/http's Serve backs off and accepts again, or gives up.
 	}
 }
 
@@ -141,6 +142,15 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 
 // NetConn returns the wrapped connection.
 func (c *prefixConn) NetConn() net.Conn { return c.Conn }
+
+// SyscallConn returns the wrapped connection's, so that a stream on it can
+// still be written without blocking (the prefix only concerns reads).
+func (c *prefixConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
 
 // takeOver hijacks g's connection and sends the response head. It returns
 // false, having changed nothing, when the connection cannot be taken over (a
@@ -237,6 +247,9 @@ func (g *generation) streamRaw() bool {
 // finishSlow writes what a stalled stream could not write, and then the
 // rest of the stream, from the handler's goroutine with blocking writes.
 func (g *generation) finishSlow() bool {
+	if g.ctx.Err() != nil {
+		return false
+	}
 	if len(g.unsent) > 0 {
 		if _, err := g.raw.Write(g.unsent); err != nil {
 			return false
@@ -244,6 +257,10 @@ func (g *generation) finishSlow() bool {
 		g.unsent = g.unsent[:0]
 	}
 	g.stalled = false
+	if g.unrecorded > 0 { // the stalled write's events are out now
+		g.recordWritten(g.unrecorded, time.Now())
+		g.unrecorded = 0
+	}
 	return g.ctx.Err() == nil && g.writeRest()
 }
 
@@ -283,11 +300,13 @@ func (g *generation) finishRaw() {
 	}
 	s := g.s
 	s.track(g.raw, false)
-	if !g.rawOK || g.closeAfter {
-		if g.rawOK {
-			_, _ = g.raw.Write([]byte(lastChunk))
-		}
+	if !g.rawOK {
 		_ = g.raw.Close()
+		return
+	}
+	if g.closeAfter {
+		_, _ = g.raw.Write([]byte(lastChunk))
+		closeGently(g.raw)
 		return
 	}
 	if _, err := g.raw.Write([]byte(lastChunk)); err != nil {
@@ -296,11 +315,31 @@ func (g *generation) finishRaw() {
 	}
 	_ = g.raw.SetReadDeadline(time.Time{})
 	_ = g.raw.SetWriteDeadline(time.Time{})
-	var c net.Conn = g.raw
-	if len(g.stash) > 0 {
-		c = &prefixConn{Conn: g.raw, prefix: g.stash}
+	c := g.raw
+	switch pc, ok := c.(*prefixConn); {
+	case ok: // already wrapped: its prefix was read; the stash is next
+		pc.prefix = g.stash
+	case len(g.stash) > 0:
+		c = &prefixConn{Conn: c, prefix: g.stash}
 	}
 	s.listener.inject(c)
+}
+
+// closeGentlyDelay is how long a connection closed after a "Connection:
+// close" response stays open for reading after its write side is shut, so
+// that late client bytes do not make the kernel reset it (and drop the end
+// of the response), as net/http does.
+const closeGentlyDelay = 500 * time.Millisecond
+
+// closeGently shuts c's write side at once and closes it a moment later.
+func closeGently(c net.Conn) {
+	cw, ok := c.(interface{ CloseWrite() error })
+	if !ok {
+		_ = c.Close()
+		return
+	}
+	_ = cw.CloseWrite()
+	time.AfterFunc(closeGentlyDelay, func() { _ = c.Close() })
 }
 
 // frame turns the event bytes in b[chunkRoom:] into one chunk of the
