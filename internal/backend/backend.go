@@ -27,6 +27,7 @@ import (
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/rxtime"
+	"github.com/vbench/vbench/internal/version"
 )
 
 // Kind describes one of vLLM's backends.
@@ -146,6 +147,8 @@ func New(cfg Config) (*Client, error) {
 	h := http.Header{}
 	// vLLM's chat function sets it; for completions aiohttp adds it for a JSON body.
 	h.Set("Content-Type", "application/json")
+	// Both HTTP paths send the same product token (a --header may override it).
+	h.Set("User-Agent", "vbench/"+version.Version)
 	if cfg.APIKey != "" {
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}

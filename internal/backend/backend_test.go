@@ -220,7 +220,7 @@ func TestPreparedHeaders(t *testing.T) {
 			}
 		}
 	}
-	if len(c.header) != 2 {
+	if len(c.header) != 3 { // Content-Type, User-Agent, Authorization
 		t.Errorf("client headers changed: %v", c.header)
 	}
 }
