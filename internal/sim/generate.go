@@ -342,6 +342,8 @@ type generation struct {
 	nonblock   bool                     // a stream loop writes raw, without blocking
 	stalled    bool                     // a non-blocking write could not write everything
 	unsent     []byte                   // what it could not write
+	nb         nbWrite                  // the non-blocking write in progress
+	nbWrite    func(fd uintptr) bool    // g.writeNB, made once
 	unrecorded int                      // pending events of the stalled write, recorded once it is out
 	stash      []byte                   // bytes read from raw meanwhile, for its next request
 	remaining  int                      // events still to write

@@ -285,3 +285,35 @@ func TestRawStreamPipelinedRounds(t *testing.T) {
 		t.Error("prefixConn hides the connection's SyscallConn")
 	}
 }
+
+// A loop's non-blocking write allocates nothing.
+func TestTryWriteAllocations(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	g := &generation{}
+	g.sysConn, _ = c.(syscall.Conn).SyscallConn()
+	g.nbWrite = g.writeNB
+	msg := []byte("data: x\n\n")
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := g.tryWrite(msg); err != nil || g.stalled {
+			t.Fatalf("tryWrite: %v, stalled %v", err, g.stalled)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per write", allocs)
+	}
+}

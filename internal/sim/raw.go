@@ -168,6 +168,7 @@ func (g *generation) takeOver(r *http.Request) bool {
 	}
 	if sc, ok := conn.(syscall.Conn); ok {
 		g.sysConn, _ = sc.SyscallConn()
+		g.nbWrite = g.writeNB
 	}
 	g.raw, g.closeAfter = conn, r.Close
 	if n := brw.Reader.Buffered(); n > 0 { // a pipelined request
@@ -267,26 +268,37 @@ func (g *generation) finishSlow() bool {
 // tryWrite writes b without waiting. What the socket does not take now is
 // kept in g.unsent and marks the stream stalled.
 func (g *generation) tryWrite(b []byte) error {
-	var n int
-	var werr error
-	err := g.sysConn.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), b)
-			if werr != syscall.EINTR {
-				return true
-			}
-		}
-	})
+	g.nb = nbWrite{b: b}
+	err := g.sysConn.Write(g.nbWrite) // a method value made once: no allocation per write
 	if err == nil {
-		err = werr
+		err = g.nb.err
 	}
-	n = max(n, 0)
+	n := max(g.nb.n, 0)
+	g.nb.b = nil
 	if err == syscall.EAGAIN || (err == nil && n < len(b)) {
 		g.stalled = true
 		g.unsent = append(g.unsent[:0], b[n:]...)
 		return nil
 	}
 	return err
+}
+
+// nbWrite is one non-blocking write: its bytes, and what write(2) said.
+type nbWrite struct {
+	b   []byte
+	n   int
+	err error
+}
+
+// writeNB is the syscall.RawConn callback of tryWrite: one write(2) of
+// g.nb.b, retried on EINTR, never waiting for the socket.
+func (g *generation) writeNB(fd uintptr) bool {
+	for {
+		g.nb.n, g.nb.err = syscall.Write(int(fd), g.nb.b)
+		if g.nb.err != syscall.EINTR {
+			return true
+		}
+	}
 }
 
 // finishRaw ends a taken-over response: it writes the last chunk and hands
