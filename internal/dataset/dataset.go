@@ -10,6 +10,8 @@
 package dataset
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -158,4 +160,49 @@ func (c *Conversation) Answered(turn []Message, answer string) {
 	c.history = append(c.history, turn...)
 	c.history = append(c.history, Message{Role: RoleAssistant, Content: answer})
 	c.turns++
+}
+
+// Validate reports the first inconsistency in r, a Source's programming
+// error: a prompt in more than one form, a negative length, a turn index
+// without a conversation, a message without a role, a content part without
+// its text or URL (or with both), or a time that is set without Timed.
+func (r *Request) Validate() error {
+	switch {
+	case r.Prompts != nil && r.PromptTokens != nil:
+		return errors.New("both a prompt batch (Prompts) and token ids (PromptTokens)")
+	case r.Prompt != "" && (r.Prompts != nil || r.PromptTokens != nil):
+		return errors.New("a text prompt besides a prompt batch or token ids")
+	case r.PromptLen < 0 || r.OutputLen < 0:
+		return fmt.Errorf("negative length (prompt %d, output %d)", r.PromptLen, r.OutputLen)
+	case r.Turn < 0 || r.Turn > 0 && r.Conversation == nil:
+		return fmt.Errorf("turn %d without a conversation", r.Turn)
+	case r.Timed && r.Time < 0:
+		return fmt.Errorf("negative time %v", r.Time)
+	case !r.Timed && r.Time != 0:
+		return fmt.Errorf("time %v without Timed", r.Time)
+	}
+	for i, m := range r.Messages {
+		if m.Role == "" {
+			return fmt.Errorf("message %d has no role", i)
+		}
+		for j, p := range m.Parts {
+			var err error
+			switch p.Type {
+			case PartText:
+				if p.URL != "" {
+					err = errors.New("a text part with a URL")
+				}
+			case PartImage, PartVideo, PartAudio:
+				if p.URL == "" || p.Text != "" {
+					err = fmt.Errorf("a media part (%s) needs a URL and no text", p.Type)
+				}
+			default:
+				err = fmt.Errorf("unknown part type %q", p.Type)
+			}
+			if err != nil {
+				return fmt.Errorf("message %d, part %d: %w", i, j, err)
+			}
+		}
+	}
+	return nil
 }

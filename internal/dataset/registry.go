@@ -182,7 +182,7 @@ func ForcesIgnoreEOS(name string, openAICompatible bool) bool {
 // Build generates the requests of the scenario's dataset spec through its
 // kind's registry entry: it refuses an unregistered kind (as Check) and a
 // kind that needs a tokenizer when env has none, generates the requests in
-// order, and, for a kind that aligns, re-aligns them with env.Server's
+// order, checking each (Request.Validate), and, for a kind that aligns, re-aligns them with env.Server's
 // tokenizer (Align), printing Align's message, if any, to env.Stdout.
 func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, error) {
 	k, err := lookup(spec.Kind())
@@ -206,6 +206,9 @@ func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, erro
 	for r, err := range src.Requests(ctx, env) {
 		if err != nil {
 			return nil, fmt.Errorf("dataset %s: %w", k.Name, err)
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("internal error: dataset %s: request %d: %w", k.Name, len(reqs), err)
 		}
 		reqs = append(reqs, r)
 	}

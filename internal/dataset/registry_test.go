@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/scenario"
 )
@@ -338,5 +339,64 @@ func TestConversation(t *testing.T) {
 	wg.Wait()
 	if c.Turns() != 202 || len(c.History()) != 5+200 {
 		t.Errorf("after concurrent answers: %d turns, %d messages", c.Turns(), len(c.History()))
+	}
+}
+
+func TestRequestValidate(t *testing.T) {
+	conv := &Conversation{ID: "c"}
+	img := Part{Type: PartImage, URL: "https://example.invalid/a.png"}
+	tests := []struct {
+		name string
+		req  Request
+		want string // "" for valid
+	}{
+		{"text", Request{Prompt: "hi", PromptLen: 1, OutputLen: 2, ID: "x"}, ""},
+		{"batch", Request{Prompts: []string{"a", "b"}, PromptLen: 2}, ""},
+		{"token ids", Request{PromptTokens: []int{1, 2}, PromptLen: 2, Time: 3 * time.Second, Timed: true}, ""},
+		{"empty prompt", Request{}, ""},
+		{"chat turn", Request{Prompt: "hi", Conversation: conv, Turn: 2, Model: "lora-1", ExtraBody: map[string]any{"tools": []any{}},
+			Messages: []Message{{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "see"}, img,
+				{Type: PartAudio, URL: "data:audio/wav;base64,AAAA"}, {Type: PartVideo, URL: "https://example.invalid/v.mp4"}}}}}, ""},
+		{"batch and ids", Request{Prompts: []string{"a"}, PromptTokens: []int{1}}, "both a prompt batch (Prompts) and token ids (PromptTokens)"},
+		{"text and ids", Request{Prompt: "a", PromptTokens: []int{1}}, "a text prompt besides a prompt batch or token ids"},
+		{"negative length", Request{Prompt: "a", OutputLen: -1}, "negative length (prompt 0, output -1)"},
+		{"turn alone", Request{Prompt: "a", Turn: 1}, "turn 1 without a conversation"},
+		{"negative turn", Request{Prompt: "a", Conversation: conv, Turn: -1}, "turn -1 without a conversation"},
+		{"negative time", Request{Prompt: "a", Time: -time.Second, Timed: true}, "negative time -1s"},
+		{"time not timed", Request{Prompt: "a", Time: time.Second}, "time 1s without Timed"},
+		{"no role", Request{Messages: []Message{{Content: "a"}}}, "message 0 has no role"},
+		{"text part with URL", Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "a", URL: "u"}}}}},
+			"message 0, part 0: a text part with a URL"},
+		{"image without URL", Request{Messages: []Message{{Role: RoleUser}, {Role: RoleUser, Parts: []Part{img, {Type: PartImage}}}}},
+			"message 1, part 1: a media part (image) needs a URL and no text"},
+		{"unknown part", Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Type: "3d", URL: "u"}}}}},
+			`message 0, part 0: unknown part type "3d"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.req.Validate()
+			if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && got != tt.want {
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuildRefusesAnInvalidRequest(t *testing.T) {
+	restore := RegisterForTest(Kind{Name: "burstgpt", New: func(scenario.Dataset) (Source, error) { return badSource{}, nil }})
+	defer restore()
+	_, err := Build(context.Background(), scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: "x"}}, Env{NumPrompts: 2})
+	if want := "internal error: dataset burstgpt: request 1: turn 3 without a conversation"; err == nil || err.Error() != want {
+		t.Errorf("Build error = %v, want %q", err, want)
+	}
+}
+
+// badSource yields a valid request, then one with a turn but no
+// conversation.
+type badSource struct{}
+
+func (badSource) Requests(context.Context, Env) iter.Seq2[Request, error] {
+	return func(yield func(Request, error) bool) {
+		_ = yield(Request{Prompt: "ok"}, nil) && yield(Request{Prompt: "bad", Turn: 3}, nil)
 	}
 }
