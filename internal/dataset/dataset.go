@@ -4,9 +4,19 @@
 //
 // Each dataset kind (vLLM's --dataset-name) is one registry entry, a Kind,
 // whose Source generates the kind's requests; Build runs the entry of the
-// scenario's kind. Adding a kind means one new file in this package that
-// calls Register from an init function, plus its tests. Nothing outside
-// this package dispatches on a kind's name.
+// scenario's kind. Nothing outside this package dispatches on a kind's
+// name.
+//
+// To add a dataset kind:
+//   - write one file in this package with its Source and an init function
+//     that calls Register with the kind's properties (IgnoreEOS, Align,
+//     NeedsTokenizer), plus its tests; vbench run and vbench vet accept the
+//     kind from then on;
+//   - its scenario spec is a member of scenario.Dataset (every kind of
+//     vLLM's already is, in internal/scenario and schema/scenario.cue);
+//   - for vbench serve, add its entry to argvDatasets in
+//     internal/argv/datasets.go, its flags to the flag table, and take them
+//     off internal/argv/testdata/unsupported.txt.
 package dataset
 
 import (
