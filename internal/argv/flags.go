@@ -159,7 +159,7 @@ var flags = []*flagDef{
 
 	{name: "--seed", arity: arityOne, metavar: "INT", def: "0", paths: []string{"seed"},
 		help: "seed of the dataset sampling and the arrival times", set: setInt(func(n *namespace) *int64 { return &n.seed })},
-	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: []string{"random"},
+	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
 	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len"},

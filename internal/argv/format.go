@@ -82,10 +82,13 @@ var argvDefault = sync.OnceValue(func() *scenario.Scenario {
 // formattable reports why s has no vllm bench serve form, if it has none.
 func formattable(s *scenario.Scenario) error {
 	no := func(field, why string) error { return &Error{Flag: field, Msg: why} }
-	unsupportedFlag := func(field, flag string) error {
-		return &Error{Flag: field, Msg: fmt.Sprintf("vbench serve does not support %s yet (%s)", flag, unsupported[flag]), Unsupported: true}
-	}
+	unsupportedFlag := unsupportedFlagError
 	t, o := s.Target, s.Output
+	ds := argvDatasetNamed(s.Dataset.Kind())
+	var dsErr error
+	if ds != nil && ds.formattable != nil {
+		dsErr = ds.formattable(s.Dataset)
+	}
 	switch {
 	case s.Sweep != nil || s.Repeat != nil || s.Compare != nil:
 		return no("sweep/repeat/compare", "an experiment has no vllm bench serve form (one command line is one run)")
@@ -95,12 +98,13 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.ca_file", "vllm bench serve has no flag for a CA file")
 	case s.Tokenizer.Revision != "":
 		return no("tokenizer.revision", "vllm bench serve has no flag for a tokenizer revision")
-	case s.Dataset.Random == nil:
-		return &Error{Flag: "dataset " + s.Dataset.Kind(), Msg: "vbench serve does not support this dataset yet (it implements random so far)", Unsupported: true}
+	case ds == nil:
+		return &Error{Flag: "dataset " + s.Dataset.Kind(), Unsupported: true,
+			Msg: "vbench serve does not support this dataset yet (it implements " + strings.Join(argvDatasetNames(), ", ") + " so far)"}
 	case !slices.Contains(flagByName["--backend"].supported, t.Backend):
 		return &Error{Flag: "target.backend " + t.Backend, Msg: "vbench serve does not support this backend yet", Unsupported: true}
-	case s.Dataset.Random.BatchSize != 1:
-		return unsupportedFlag("dataset.random.batch_size", "--random-batch-size")
+	case dsErr != nil:
+		return dsErr
 	case t.LoraModules != nil:
 		return unsupportedFlag("target.lora_modules", "--lora-modules")
 	case t.LoraAssignment != "random":
@@ -151,7 +155,10 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		}
 		return one(formatFloat(*p))
 	}
-	t, r, l, sm, o := s.Target, s.Dataset.Random, s.Load, s.Sampling, s.Output
+	if vals, owned := datasetFlagValues(s, name); owned {
+		return vals, nil
+	}
+	t, l, sm, o := s.Target, s.Load, s.Sampling, s.Output
 	switch name {
 	case "--backend":
 		return one(t.Backend), nil
@@ -185,17 +192,6 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return one(strconv.FormatInt(s.Seed, 10)), nil
 	case "--dataset-name":
 		return one(s.Dataset.Kind()), nil
-	case "--random-input-len":
-		return one(strconv.Itoa(r.InputLen)), nil
-	case "--random-output-len":
-		return one(strconv.Itoa(r.OutputLen)), nil
-	case "--random-range-ratio":
-		if r.RangeRatio.Input == r.RangeRatio.Output {
-			return one(formatFloat(r.RangeRatio.Input)), nil
-		}
-		return one(fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.RangeRatio.Input), formatFloat(r.RangeRatio.Output))), nil
-	case "--random-prefix-len":
-		return one(strconv.Itoa(r.PrefixLen)), nil
 	case "--input-len", "--output-len":
 		return nil, nil
 	case "--num-prompts":

@@ -301,15 +301,11 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	sc.Tokenizer.Name, sc.Tokenizer.Mode = n.tokenizer, n.tokenizerMode
 	sc.Tokenizer.TrustRemoteCode, sc.Tokenizer.SkipInit = n.trustRemoteCode, n.skipTokenizerInit
 
-	r := &scenario.RandomDataset{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
-		RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
-	if n.inputLen != nil {
-		r.InputLen = int(*n.inputLen)
+	ds := argvDatasetNamed(n.datasetName)
+	if ds == nil {
+		return nil, nil, fmt.Errorf("internal error: --dataset-name %s has no dataset table entry", n.datasetName)
 	}
-	if n.outputLen != nil {
-		r.OutputLen = int(*n.outputLen)
-	}
-	sc.Dataset = scenario.Dataset{Random: r}
+	sc.Dataset = ds.dataset(n)
 
 	l := &sc.Load
 	l.NumPrompts, l.RequestRate, l.Burstiness = int(n.numPrompts), scenario.Float(n.requestRate), scenario.Float(n.burstiness)
@@ -339,11 +335,11 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 			sources[path] = name
 		}
 	}
-	if n.inputLen != nil {
-		sources["dataset.random.input_len"] = "--input-len"
+	if n.inputLen != nil && ds.inputLenPath != "" {
+		sources[ds.inputLenPath] = "--input-len"
 	}
-	if n.outputLen != nil {
-		sources["dataset.random.output_len"] = "--output-len"
+	if n.outputLen != nil && ds.outputLenPath != "" {
+		sources[ds.outputLenPath] = "--output-len"
 	}
 
 	data, err := json.Marshal(sc)

@@ -20,7 +20,8 @@ type ServerTokenizer interface {
 type AlignStatus int
 
 const (
-	// AlignSkipped: nothing to align (no requests, or batched prompts).
+	// AlignSkipped: nothing to align (no requests, or the first prompt is
+	// not text: a batch or token ids).
 	AlignSkipped AlignStatus = iota
 	// AlignUnavailable: tokenizing the first prompt failed.
 	AlignUnavailable
@@ -71,12 +72,13 @@ const maxAlignInFlight = 64
 // a prompt the server counts as longer than its PromptLen is replaced by
 // the detokenization of its first PromptLen server tokens (PromptLen is
 // kept). A prompt whose calls fail keeps its text. The requests are not
-// modified; the result is a new slice. Batched requests (Prompts set) are
-// returned unchanged, as vLLM skips non-string prompts. Align returns an
+// modified; the result is a new slice. Requests whose prompt is not text
+// (a batch in Prompts, or token ids in PromptTokens) are returned
+// unchanged, as vLLM skips non-string prompts. Align returns an
 // error only when ctx ends.
 func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, AlignResult, error) {
 	out := append([]Request(nil), reqs...)
-	if len(reqs) == 0 || reqs[0].Prompts != nil {
+	if len(reqs) == 0 || !reqs[0].textPrompt() {
 		return out, AlignResult{Status: AlignSkipped}, nil
 	}
 	first, err := st.Tokenize(ctx, reqs[0].Prompt)
@@ -109,7 +111,7 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 	for i := range out {
 		wg.Go(func() {
 			r := &out[i]
-			if r.Prompts != nil {
+			if !r.textPrompt() {
 				return
 			}
 			var toks []int
@@ -143,3 +145,7 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 	}
 	return out, res, nil
 }
+
+// textPrompt reports whether the request's prompt is text (Prompt), as
+// opposed to a batch or token ids.
+func (r *Request) textPrompt() bool { return r.Prompts == nil && r.PromptTokens == nil }

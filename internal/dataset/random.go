@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
 	"strconv"
@@ -11,6 +14,43 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
+
+func init() {
+	Register(Kind{Name: "random", New: newRandomSource, IgnoreEOS: IgnoreEOSOnOpenAI, Align: true, NeedsTokenizer: true})
+}
+
+// randomSource is the random kind's Source: Random with the run's
+// tokenizer, seed, request count and id prefix. It logs vLLM's sampling
+// line and re-encoding warnings to Stderr.
+type randomSource struct{ spec scenario.RandomDataset }
+
+func newRandomSource(spec scenario.Dataset) (Source, error) {
+	if spec.Random == nil {
+		return nil, errors.New("the scenario sets no dataset.random")
+	}
+	return randomSource{spec: *spec.Random}, nil
+}
+
+// Requests generates every request before yielding the first: the prompts
+// depend on one another through the shared rng.
+func (s randomSource) Requests(_ context.Context, env Env) iter.Seq2[Request, error] {
+	return func(yield func(Request, error) bool) {
+		reqs, info, err := Random(s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix)
+		if err != nil {
+			yield(Request{}, err)
+			return
+		}
+		fmt.Fprintln(env.Stderr, info.SamplingMessage())
+		for _, w := range info.Warnings() {
+			fmt.Fprintln(env.Stderr, w)
+		}
+		for i := range reqs {
+			if !yield(reqs[i], nil) {
+				return
+			}
+		}
+	}
+}
 
 // maxRetries is vLLM's max_retry for gen_prompt_decode_to_target_len.
 const maxRetries = 10

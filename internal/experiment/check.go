@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vbench/vbench/internal/backend"
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -25,7 +26,7 @@ func unsupported(format string, args ...any) error {
 }
 
 // Check reports, before anything runs, what in a schema-valid scenario
-// vbench cannot run: a dataset other than random, a backend vbench does not
+// vbench cannot run: a dataset kind that is not registered, a backend vbench does not
 // implement, or an endpoint that does not end with the backend's URL
 // suffix (or "profile"). An experiment is checked run by run. Its errors
 // wrap ErrUnsupported.
@@ -47,8 +48,8 @@ func Check(sc *scenario.Scenario) error {
 
 // checkRun is Check for a single run.
 func checkRun(sc *scenario.Scenario) error {
-	if kind := sc.Dataset.Kind(); kind != "random" {
-		return unsupported("dataset %s is not supported by vbench yet (supported: random)", kind)
+	if err := dataset.Check(sc.Dataset); err != nil {
+		return unsupported("%v", err)
 	}
 	name := sc.Target.Backend
 	kind, ok := backend.Lookup(name)

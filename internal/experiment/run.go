@@ -66,7 +66,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 
 	ignoreEOS := sc.Sampling.IgnoreEOS
 	dsKind := sc.Dataset.Kind()
-	if backend.OpenAICompatible(sc.Target.Backend) && (dsKind == "random" || dsKind == "random-mm") {
+	if dataset.ForcesIgnoreEOS(dsKind, backend.OpenAICompatible(sc.Target.Backend)) {
 		ignoreEOS = true // vLLM forces it for random data
 	}
 
@@ -220,38 +220,21 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 	return spec
 }
 
-// buildDataset samples the scenario's dataset and, for random data, aligns
-// the prompts with the server's tokenizer as vLLM does.
+// buildDataset generates the scenario's dataset through its registry
+// entry, which may align the prompts with the server's tokenizer as vLLM
+// does.
 func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env) ([]dataset.Request, error) {
-	idPrefix := requestIDPrefix(sc)
-	switch {
-	case sc.Dataset.Random != nil:
-		if tok == nil {
-			return nil, fmt.Errorf("dataset random needs a client tokenizer: unset tokenizer.skip_init")
-		}
-		reqs, info, err := dataset.Random(*sc.Dataset.Random, sc.Load.NumPrompts, sc.Seed, tok, idPrefix)
-		if err != nil {
-			return nil, fmt.Errorf("dataset random: %w", err)
-		}
-		fmt.Fprintln(env.Stderr, info.SamplingMessage())
-		for _, w := range info.Warnings() {
-			fmt.Fprintln(env.Stderr, w)
-		}
-		api, err := backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		reqs, res, err := dataset.Align(ctx, api, reqs)
-		if err != nil {
-			return nil, fmt.Errorf("aligning prompts with the server tokenizer: %w", err)
-		}
-		if msg := res.Message(); msg != "" {
-			fmt.Fprintln(env.Stdout, msg)
-		}
-		return reqs, nil
-	default:
-		return nil, fmt.Errorf("dataset %s is not supported by vbench yet (supported: random)", sc.Dataset.Kind())
-	}
+	return dataset.Build(ctx, sc.Dataset, dataset.Env{
+		Tokenizer:  tok,
+		Seed:       sc.Seed,
+		NumPrompts: sc.Load.NumPrompts,
+		IDPrefix:   requestIDPrefix(sc),
+		Server: func() (dataset.ServerTokenizer, error) {
+			return backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
+		},
+		Stdout: env.Stdout,
+		Stderr: env.Stderr,
+	})
 }
 
 // readyCheck sends request 0 until it succeeds, retrying every 5 s for up

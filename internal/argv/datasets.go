@@ -1,0 +1,127 @@
+package argv
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// argvDataset maps one dataset kind that vbench serve implements between
+// its vllm bench serve flags and the scenario. Parse and Format dispatch on
+// the dataset kind only through argvDatasets; supporting a kind on the
+// command line means adding its entry (and its flags to flags).
+type argvDataset struct {
+	// name is the --dataset-name value, as scenario.Dataset.Kind spells it.
+	name string
+	// dataset returns the scenario's dataset for the parsed flags,
+	// including what --input-len and --output-len override.
+	dataset func(n *namespace) scenario.Dataset
+	// inputLenPath and outputLenPath are the scenario fields that
+	// --input-len and --output-len set for this kind ("" for none), as
+	// vLLM maps those general flags to the kind's own.
+	inputLenPath, outputLenPath string
+	// formattable reports why a dataset of this kind has no vllm bench
+	// serve form (nil: it has one); nil means always formattable.
+	formattable func(d scenario.Dataset) error
+	// values are the kind's own flags, each with its values for a dataset
+	// of this kind, as flagValues returns them. For a dataset of another
+	// kind these flags have no value.
+	values map[string]func(d scenario.Dataset) []string
+}
+
+// argvDatasets are the dataset kinds vbench serve implements.
+var argvDatasets = []*argvDataset{
+	{
+		name: "random",
+		dataset: func(n *namespace) scenario.Dataset {
+			r := &scenario.RandomDataset{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
+				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
+			if n.inputLen != nil {
+				r.InputLen = int(*n.inputLen)
+			}
+			if n.outputLen != nil {
+				r.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{Random: r}
+		},
+		inputLenPath:  "dataset.random.input_len",
+		outputLenPath: "dataset.random.output_len",
+		formattable: func(d scenario.Dataset) error {
+			if d.Random.BatchSize != 1 {
+				return unsupportedFlagError("dataset.random.batch_size", "--random-batch-size")
+			}
+			return nil
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--random-input-len":  func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.InputLen)} },
+			"--random-output-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.OutputLen)} },
+			"--random-range-ratio": func(d scenario.Dataset) []string {
+				r := d.Random.RangeRatio
+				if r.Input == r.Output {
+					return []string{formatFloat(r.Input)}
+				}
+				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+			},
+			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.PrefixLen)} },
+		},
+	},
+}
+
+// argvDatasetNamed returns the entry of the dataset kind called name, nil
+// when vbench serve does not implement it.
+func argvDatasetNamed(name string) *argvDataset {
+	for _, d := range argvDatasets {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// argvDatasetNames returns the names of the implemented kinds, sorted: the
+// values --dataset-name supports.
+func argvDatasetNames() []string {
+	names := make([]string, len(argvDatasets))
+	for i, d := range argvDatasets {
+		names[i] = d.name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// datasetFlagOwners maps each flag that belongs to one dataset kind to
+// that kind's entry.
+var datasetFlagOwners = func() map[string]*argvDataset {
+	m := map[string]*argvDataset{}
+	for _, d := range argvDatasets {
+		for flag := range d.values {
+			if other, ok := m[flag]; ok {
+				panic(fmt.Sprintf("internal error: flag %s belongs to datasets %s and %s", flag, other.name, d.name))
+			}
+			m[flag] = d
+		}
+	}
+	return m
+}()
+
+// datasetFlagValues returns the values of flag name for s when the flag
+// belongs to a dataset kind (owned): nil unless s's dataset is of that
+// kind.
+func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned bool) {
+	d, ok := datasetFlagOwners[name]
+	if !ok {
+		return nil, false
+	}
+	if s.Dataset.Kind() != d.name {
+		return nil, true
+	}
+	return d.values[name](s.Dataset), true
+}
+
+// unsupportedFlagError is the error of Format for a field whose vllm bench
+// serve flag vbench does not implement yet.
+func unsupportedFlagError(field, flag string) error {
+	return &Error{Flag: field, Msg: fmt.Sprintf("vbench serve does not support %s yet (%s)", flag, unsupported[flag]), Unsupported: true}
+}

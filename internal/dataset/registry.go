@@ -1,0 +1,230 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+// Source generates one dataset's requests.
+type Source interface {
+	// Requests yields the requests in the order they are sent. A failure is
+	// yielded once, as a non-nil error with a zero Request, and ends the
+	// sequence; so does the end of ctx (yielding ctx's error). The
+	// sequence may be lazy (a file read as it is consumed) and is consumed
+	// at most once; it stops early when yield returns false. Lines vLLM
+	// prints while sampling go to env.Stdout and env.Stderr.
+	Requests(ctx context.Context, env Env) iter.Seq2[Request, error]
+}
+
+// Env is what a Source may use besides its spec.
+type Env struct {
+	// Tokenizer is the client tokenizer, safe for concurrent use; nil when
+	// the run has none (tokenizer.skip_init). Build refuses a kind that
+	// needs one (Kind.NeedsTokenizer) before calling its Source.
+	Tokenizer tokenizer.Tokenizer
+	// Seed is the scenario's seed (--seed).
+	Seed int64
+	// NumPrompts is load.num_prompts, the number of requests to generate;
+	// a kind may give 0 or less a meaning (vLLM's custom: every line).
+	NumPrompts int
+	// IDPrefix is the request id prefix: request i's ID is IDPrefix + i,
+	// unless the kind sends no ids.
+	IDPrefix string
+	// Server, when not nil, returns the server's tokenizer, for the kinds
+	// that align their prompts with it (Kind.Align). Build calls it at most
+	// once, after generating, and only for those kinds; its error ends the
+	// build as it is.
+	Server func() (ServerTokenizer, error)
+	// Stdout receives the lines vLLM prints (print()), Stderr the lines it
+	// logs (logger.info/warning); nil discards them.
+	Stdout, Stderr io.Writer
+}
+
+// IgnoreEOS says when a dataset kind forces ignore_eos on in the payload,
+// whatever sampling.ignore_eos says, as vLLM's serve does so that
+// generation runs to the requested length.
+type IgnoreEOS int
+
+const (
+	// IgnoreEOSAsSet leaves sampling.ignore_eos as the scenario sets it.
+	IgnoreEOSAsSet IgnoreEOS = iota
+	// IgnoreEOSOnOpenAI forces it with OpenAI-compatible backends (vLLM's
+	// random and random-mm).
+	IgnoreEOSOnOpenAI
+	// IgnoreEOSAlways forces it with every backend (vLLM's timed_trace).
+	IgnoreEOSAlways
+)
+
+// Kind is a dataset kind's registry entry.
+type Kind struct {
+	// Name is the kind's --dataset-name spelling, as scenario.Dataset.Kind
+	// returns it ("random", "sharegpt", ...).
+	Name string
+	// New returns the Source for a scenario's dataset spec; Build calls it
+	// only with a spec whose Kind() is Name. Its error names the field at
+	// fault; Build prefixes "dataset <name>: ".
+	New func(spec scenario.Dataset) (Source, error)
+	// IgnoreEOS says when the kind forces ignore_eos on.
+	IgnoreEOS IgnoreEOS
+	// Align re-aligns the generated prompts with the server's tokenizer
+	// (Align), as vLLM does for random and prefix_repetition.
+	Align bool
+	// NeedsTokenizer refuses a run without a client tokenizer.
+	NeedsTokenizer bool
+}
+
+// ForcesIgnoreEOS reports whether k forces ignore_eos on with a backend
+// that is OpenAI-compatible or not.
+func (k Kind) ForcesIgnoreEOS(openAICompatible bool) bool {
+	return k.IgnoreEOS == IgnoreEOSAlways || k.IgnoreEOS == IgnoreEOSOnOpenAI && openAICompatible
+}
+
+var registry = struct {
+	sync.RWMutex
+	kinds map[string]Kind
+}{kinds: map[string]Kind{}}
+
+// Register adds a dataset kind; each kind's file calls it from an init
+// function. It panics when k has no name or constructor, or its name is
+// taken: those are programming errors.
+func Register(k Kind) {
+	validate(k)
+	registry.Lock()
+	defer registry.Unlock()
+	if _, ok := registry.kinds[k.Name]; ok {
+		panic(fmt.Sprintf("dataset: kind %q registered twice", k.Name))
+	}
+	registry.kinds[k.Name] = k
+}
+
+// RegisterForTest registers k in place of any kind of the same name and
+// returns a function that restores the registry as it was (unregistering
+// k). It is for tests: a toy kind takes the name of one of the scenario's
+// dataset kinds (the one its scenario sets), implemented or not.
+func RegisterForTest(k Kind) (restore func()) {
+	validate(k)
+	registry.Lock()
+	defer registry.Unlock()
+	old, had := registry.kinds[k.Name]
+	registry.kinds[k.Name] = k
+	return func() {
+		registry.Lock()
+		defer registry.Unlock()
+		if had {
+			registry.kinds[k.Name] = old
+		} else {
+			delete(registry.kinds, k.Name)
+		}
+	}
+}
+
+func validate(k Kind) {
+	switch {
+	case k.Name == "":
+		panic("dataset: a kind needs a name")
+	case k.New == nil:
+		panic(fmt.Sprintf("dataset: kind %q has no constructor", k.Name))
+	case k.IgnoreEOS < IgnoreEOSAsSet || k.IgnoreEOS > IgnoreEOSAlways:
+		panic(fmt.Sprintf("dataset: kind %q has an invalid IgnoreEOS %d", k.Name, k.IgnoreEOS))
+	}
+}
+
+// Lookup returns the registered kind called name.
+func Lookup(name string) (Kind, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	k, ok := registry.kinds[name]
+	return k, ok
+}
+
+// Supported returns the names of the registered kinds, sorted.
+func Supported() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.kinds))
+	for name := range registry.kinds {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Check reports whether vbench implements the spec's kind: nil, or an error
+// "dataset X is not supported by vbench yet (supported: a, b)".
+func Check(spec scenario.Dataset) error {
+	_, err := lookup(spec.Kind())
+	return err
+}
+
+func lookup(name string) (Kind, error) {
+	if k, ok := Lookup(name); ok {
+		return k, nil
+	}
+	return Kind{}, fmt.Errorf("dataset %s is not supported by vbench yet (supported: %s)", name, strings.Join(Supported(), ", "))
+}
+
+// ForcesIgnoreEOS reports whether the dataset kind called name forces
+// ignore_eos on with a backend that is OpenAI-compatible or not (false for
+// a kind that is not registered).
+func ForcesIgnoreEOS(name string, openAICompatible bool) bool {
+	k, ok := Lookup(name)
+	return ok && k.ForcesIgnoreEOS(openAICompatible)
+}
+
+// Build generates the requests of the scenario's dataset spec through its
+// kind's registry entry: it refuses an unregistered kind (as Check) and a
+// kind that needs a tokenizer when env has none, generates the requests in
+// order, checking each (Request.Validate), and, for a kind that aligns, re-aligns them with env.Server's
+// tokenizer (Align), printing Align's message, if any, to env.Stdout.
+func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, error) {
+	k, err := lookup(spec.Kind())
+	if err != nil {
+		return nil, err
+	}
+	if k.NeedsTokenizer && env.Tokenizer == nil {
+		return nil, fmt.Errorf("dataset %s needs a client tokenizer: unset tokenizer.skip_init", k.Name)
+	}
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	src, err := k.New(spec)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", k.Name, err)
+	}
+	reqs := make([]Request, 0, min(max(env.NumPrompts, 0), 1<<16))
+	for r, err := range src.Requests(ctx, env) {
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s: %w", k.Name, err)
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("internal error: dataset %s: request %d: %w", k.Name, len(reqs), err)
+		}
+		reqs = append(reqs, r)
+	}
+	if !k.Align || env.Server == nil {
+		return reqs, nil
+	}
+	st, err := env.Server()
+	if err != nil {
+		return nil, err
+	}
+	reqs, res, err := Align(ctx, st, reqs)
+	if err != nil {
+		return nil, fmt.Errorf("aligning prompts with the server tokenizer: %w", err)
+	}
+	if msg := res.Message(); msg != "" {
+		fmt.Fprintln(env.Stdout, msg)
+	}
+	return reqs, nil
+}
