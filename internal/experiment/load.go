@@ -24,7 +24,9 @@ type Result struct {
 	// Keys are the numeric top-level keys, in file order.
 	Keys []string
 	// Values are the numeric top-level values (the run's summary as the
-	// run derived it from its own requests).
+	// run derived it from its own requests), and the metric table's
+	// metrics nested in the "vbench" object (client health) under their
+	// table keys.
 	Values map[string]float64
 	// Samples are the per-request samples of the latency metrics in
 	// seconds, keyed by metric name (ttft, tpot, itl, e2el,
@@ -87,6 +89,15 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		if x, ok := number(obj, k); ok {
 			res.Keys = append(res.Keys, k)
 			res.Values[k] = x
+		}
+	}
+	// The metrics nested in the "vbench" object (client health), by their
+	// keys in the metric table.
+	for _, d := range metrics.Defs() {
+		if len(d.Path) > 1 {
+			if x, ok := nestedNumber(obj, d.Path); ok {
+				res.Values[d.Key] = x
+			}
 		}
 	}
 	res.Label = text(obj, "label")
@@ -169,6 +180,19 @@ func number(o *report.Object, key string) (float64, bool) {
 		return x, true
 	}
 	return 0, false
+}
+
+// nestedNumber is the number at path: objects down to the last key.
+func nestedNumber(o *report.Object, path []string) (float64, bool) {
+	for _, k := range path[:len(path)-1] {
+		v, _ := o.Get(k)
+		next, ok := v.(*report.Object)
+		if !ok {
+			return 0, false
+		}
+		o = next
+	}
+	return number(o, path[len(path)-1])
 }
 
 func text(o *report.Object, key string) string {

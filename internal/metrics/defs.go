@@ -421,8 +421,8 @@ type Setup struct {
 	Percentiles []float64
 }
 
-// has reports whether the setup meets needs.
-func (s Setup) has(n Needs) bool {
+// Meets reports whether the setup meets every one of needs.
+func (s Setup) Meets(n Needs) bool {
 	for _, c := range []struct {
 		bit Needs
 		ok  bool
@@ -443,7 +443,7 @@ func (s Setup) has(n Needs) bool {
 // rules of Compute).
 func (s Setup) HasLatency(name string) bool {
 	l, ok := LatencyByName(name)
-	return ok && slices.Contains(s.PercentileMetrics, name) && s.has(l.Needs)
+	return ok && slices.Contains(s.PercentileMetrics, name) && s.Meets(l.Needs)
 }
 
 // Produces reports whether the run's result will hold the numeric metric
@@ -452,7 +452,7 @@ func (s Setup) HasLatency(name string) bool {
 // percentile is reported.
 func (s Setup) Produces(key string) bool {
 	d, ok := Lookup(key)
-	if !ok || d.List || (s.Sources|SourceClient)&d.Source == 0 || !s.has(d.Needs) {
+	if !ok || d.List || (s.Sources|SourceClient)&d.Source == 0 || !s.Meets(d.Needs) {
 		return false
 	}
 	if _, fixed := defIndex[key]; fixed {
