@@ -151,10 +151,10 @@ func unproducedReason(key string, setup metrics.Setup) string {
 		return fmt.Sprintf("%s comes from the %s, which this scenario does not read", key, d.Source)
 	}
 	stat, metric, isStat := metrics.SplitStatKey(key)
+	if !knownLatency(key) {
+		return notAMetric(key, setup)
+	}
 	if isStat {
-		if _, known := metrics.LatencyByName(metric); !known {
-			return notAMetric(key, setup)
-		}
 		if !setup.HasLatency(metric) && !slices.Contains(setup.PercentileMetrics, metric) {
 			return fmt.Sprintf("%s needs %s in metrics.percentile_metrics", key, metric)
 		}
@@ -182,4 +182,82 @@ func notAMetric(key string, setup metrics.Setup) string {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	return msg
+}
+
+// GateMetricError is the error of CompareFiles for a gate whose metric is
+// not in every compared result: Gate is the gate's index in
+// CompareOptions.Gates and Msg says why and lists the metrics it can gate
+// on.
+type GateMetricError struct {
+	Gate int
+	Msg  string
+}
+
+func (e *GateMetricError) Error() string { return e.Msg }
+
+// checkGateMetrics refuses the first gate whose metric is not a number of
+// every result, listing those it can gate on: the metric table's metrics
+// that every result holds, in the first result's order.
+func checkGateMetrics(gates []scenario.Gate, results []*Result) error {
+	if len(gates) == 0 || len(results) == 0 {
+		return nil
+	}
+	inAll := func(k string) bool {
+		for _, r := range results {
+			if _, ok := r.Values[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	var keys []string
+	for _, k := range results[0].Keys {
+		if d, ok := metrics.Lookup(k); ok && d.Gateable() && inAll(k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, d := range metrics.Defs() {
+		if len(d.Path) > 1 && inAll(d.Key) {
+			keys = append(keys, d.Key)
+		}
+	}
+	for i, g := range gates {
+		if slices.Contains(keys, g.Metric) {
+			continue
+		}
+		var msg string
+		switch d, ok := metrics.Lookup(g.Metric); {
+		case !ok || !knownLatency(g.Metric):
+			msg = fmt.Sprintf("%q is not a metric", g.Metric)
+			if s := metrics.Suggest(g.Metric, keys); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+		case d.List:
+			msg = fmt.Sprintf("%s is a list, not a number a gate can compare", g.Metric)
+		default:
+			var without []string
+			for _, r := range results {
+				if _, ok := r.Values[g.Metric]; !ok {
+					without = append(without, r.Path)
+				}
+			}
+			msg = fmt.Sprintf("%s is not in %s", g.Metric, strings.Join(without, ", "))
+			if len(without) == len(results) {
+				msg = fmt.Sprintf("%s is not in the results", g.Metric)
+			}
+		}
+		return &GateMetricError{Gate: i, Msg: msg + "; metrics it can gate on: " + strings.Join(keys, ", ")}
+	}
+	return nil
+}
+
+// knownLatency is false for a key shaped like a latency statistic whose
+// metric is not one of metrics.Latencies (a typo such as p99_ttfx_ms).
+func knownLatency(key string) bool {
+	_, metric, isStat := metrics.SplitStatKey(key)
+	if !isStat {
+		return true
+	}
+	_, ok := metrics.LatencyByName(metric)
+	return ok
 }
