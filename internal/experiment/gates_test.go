@@ -1,12 +1,17 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -82,5 +87,71 @@ func TestLoadResultHealthMetrics(t *testing.T) {
 	}
 	if len(res.Values) != len(want) || strings.Join(res.Keys, ",") != "duration,completed" {
 		t.Errorf("Values %v, Keys %q", res.Values, res.Keys)
+	}
+}
+
+// TestGateOnNonHeadlineMetric checks that a gate on a metric the summaries
+// do not show (a total, a client-health figure) is still compared and
+// checked, not failed as missing, and that the summary's columns stay the
+// headline metrics.
+func TestGateOnNonHeadlineMetric(t *testing.T) {
+	gates := []scenario.Gate{{Metric: "total_input_tokens", MaxDecrease: "1%"}, {Metric: "client_send_lag_p99_ms", MaxIncrease: "10%"}}
+	var results []*Result
+	for rep := range 3 {
+		results = append(results,
+			fakeRun(0, "a", rep, map[string]float64{"completed": 10, "total_input_tokens": 100, "client_send_lag_p99_ms": 1 + 0.01*float64(rep)}, nil),
+			fakeRun(0, "b", rep, map[string]float64{"completed": 10, "total_input_tokens": 100, "client_send_lag_p99_ms": 2 + 0.01*float64(rep)}, nil))
+	}
+	s := summarize(abSpec(gates...), "", results, true, func(p string) string { return p })
+	if strings.Join(s.Metrics, ",") != "completed" {
+		t.Errorf("metrics %q, want only the headline ones", s.Metrics)
+	}
+	if len(s.Gates) != 2 {
+		t.Fatalf("gates %+v", s.Gates)
+	}
+	if g := s.Gates[0]; g.Failed || g.Reason != "" || g.Change != 0 {
+		t.Errorf("total_input_tokens gate %+v", g)
+	}
+	if g := s.Gates[1]; !g.Failed || g.Reason != "" || !(g.Change > 0.9) {
+		t.Errorf("send lag gate %+v, want a measured failure", g)
+	}
+	if c := findComparison(t, s, "client_send_lag_p99_ms"); c.Verdict != "worse" {
+		t.Errorf("send lag comparison %+v, want worse (lower is better)", c)
+	}
+}
+
+// TestHealthMetricsMatchResult keeps the metric table's client-health
+// paths and the "client_health" object vbench writes in step: every
+// health metric of the table is read back from a written one, with its
+// value.
+func TestHealthMetricsMatchResult(t *testing.T) {
+	h := run.Health{Requests: 10, SendLagP50: 100 * time.Microsecond, SendLagP99: 2 * time.Millisecond, SendLagMax: 5 * time.Millisecond,
+		CPUFraction: 0.125, GC: run.GCStats{Cycles: 3, Pause: 1500 * time.Microsecond}, HostBusy: -1, Procs: 2}
+	data, err := json.Marshal(map[string]any{"duration": 1, "completed": 10, "vbench": vbenchInfo{ClientHealth: newClientHealth(h)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadResult(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{metrics.KeyClientSendLagP50: 0.1, metrics.KeyClientSendLagP99: 2, metrics.KeyClientSendLagMax: 5,
+		metrics.KeyClientCPUFraction: 0.125, metrics.KeyClientGCPause: 1.5}
+	n := 0
+	for _, d := range metrics.Defs() {
+		if d.Source != metrics.SourceHealth {
+			continue
+		}
+		n++
+		if got, ok := res.Values[d.Key]; !ok || math.Abs(got-want[d.Key]) > 1e-12 {
+			t.Errorf("%s at %q: %v, %v; want %v", d.Key, d.Path, got, ok, want[d.Key])
+		}
+	}
+	if n != len(want) {
+		t.Errorf("%d health metrics in the table, want %d", n, len(want))
 	}
 }

@@ -79,7 +79,7 @@ func LoadResult(path string, samples bool) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w (want a JSON object)", path, ErrNotResult)
 	}
-	for _, k := range []string{"duration", "completed"} {
+	for _, k := range []string{metrics.KeyDuration, metrics.KeyCompleted} {
 		if _, ok := obj.Get(k); !ok {
 			return nil, fmt.Errorf("%s: %w (no %q key)", path, ErrNotResult, k)
 		}
@@ -150,7 +150,7 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		if res.Samples == nil {
 			res.Samples = samplesFromArrays(obj)
 		}
-		if d := res.Values["duration"]; d > 0 {
+		if d := res.Values[metrics.KeyDuration]; d > 0 {
 			total := 0.0
 			for _, u := range res.Samples[metrics.E2EL] {
 				total += u[0]
@@ -390,7 +390,7 @@ func workloadOf(o *report.Object, dataset string) Workload {
 		w.Fields = append(w.Fields, [2]string{"dataset", dataset})
 	}
 	in, _ := number(o, "total_input_tokens")
-	if c, _ := number(o, "completed"); c > 0 {
+	if c, _ := number(o, metrics.KeyCompleted); c > 0 {
 		w.MeanInputLen = in / c
 	}
 	return w

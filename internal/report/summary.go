@@ -179,21 +179,21 @@ func (s *ExperimentSummary) consoleColumns() []column {
 	}
 	var cols []column
 	for _, r := range s.Rows {
-		if st, ok := r.Stats["failed"]; ok && st.Max > 0 {
-			cols = append(cols, column{"failed", "failed"})
+		if st, ok := r.Stats[metrics.KeyFailed]; ok && st.Max > 0 {
+			cols = append(cols, column{metrics.KeyFailed, MetricTitle(metrics.KeyFailed)})
 			break
 		}
 	}
-	for _, k := range []string{"request_throughput", "output_throughput"} {
+	for _, k := range []string{metrics.KeyRequestThroughput, metrics.KeyOutputThroughput} {
 		if has[k] {
 			cols = append(cols, column{k, MetricTitle(k)})
 		}
 	}
-	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
-		if k := "mean_" + m + "_ms"; has[k] {
+	for _, m := range []string{metrics.TTFT, metrics.TPOT, metrics.ITL, metrics.E2EL} {
+		if k := metrics.StatKey(metrics.StatMean, m); has[k] {
 			cols = append(cols, column{k, MetricTitle(k)})
 		}
-		if m == "ttft" || m == "e2el" {
+		if m == metrics.TTFT || m == metrics.E2EL {
 			if k := highestPercentile(s.Metrics, m); k != "" {
 				cols = append(cols, column{k, MetricTitle(k)})
 			}
