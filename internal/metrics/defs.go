@@ -11,9 +11,16 @@ import (
 // This file is the one table of metric definitions. The console block
 // (report.WriteConsole), the result JSON (report.BuildResult), the
 // experiment summaries, `vbench compare` and the gates read it; `vbench
-// vet` uses it to refuse a gate on a metric the scenario's enabled sources
-// cannot produce. Adding a metric means adding its Def to defs (or a
-// Latency to latencies) and filling it where its source computes it.
+// vet` uses it (through Setup) to refuse a gate on a metric the
+// scenario's enabled sources cannot produce.
+//
+// To add a metric, add its Def to defs (a latency metric: its Latency to
+// latencies, and Compute's rules) and write its value where its source
+// computes it: report.BuildResult for a top-level vLLM key, else the
+// "vbench" object at Def.Path (experiment.LoadResult reads it back from
+// there). Summaries, comparisons and gates then know it. To add a source
+// (a server /metrics family), add a Source bit and its Defs, and set the
+// bit in experiment.MetricSetup when the scenario enables that source.
 
 // Source is what produces a metric. Sources combine as a bit set (see
 // Setup.Sources).
