@@ -154,10 +154,8 @@ func unproducedReason(key string, setup metrics.Setup) string {
 	if !knownLatency(key) {
 		return notAMetric(key, setup)
 	}
-	if isStat {
-		if !setup.HasLatency(metric) && !slices.Contains(setup.PercentileMetrics, metric) {
-			return fmt.Sprintf("%s needs %s in metrics.percentile_metrics", key, metric)
-		}
+	if isStat && !slices.Contains(setup.PercentileMetrics, metric) {
+		return fmt.Sprintf("%s needs %s in metrics.percentile_metrics", key, metric)
 	}
 	var missing []string
 	for _, n := range needTexts {
@@ -185,14 +183,15 @@ func notAMetric(key string, setup metrics.Setup) string {
 }
 
 // GateMetricError is the error of CompareFiles for a gate whose metric is
-// not in every compared result: Gate is the gate's index in
-// CompareOptions.Gates and Msg says why and lists the metrics it can gate
-// on.
+// not in every compared result.
 type GateMetricError struct {
+	// Gate is the gate's index in CompareOptions.Gates.
 	Gate int
-	Msg  string
+	// Msg says why and lists the metrics it can gate on.
+	Msg string
 }
 
+// Error returns Msg.
 func (e *GateMetricError) Error() string { return e.Msg }
 
 // checkGateMetrics refuses the first gate whose metric is not a number of
