@@ -40,8 +40,12 @@ Results whose workloads differ (dataset, mean input length, request rate,
 burstiness, max concurrency, ramp-up, number of prompts) are refused unless
 --force.
 
-Exit codes: 0 compared (and every gate passed), 2 bad usage, unreadable or
-incomparable results, 3 a gate failed.`
+A gate must name a metric every result holds; otherwise compare exits 2
+and lists the metrics it can gate on.
+
+Exit codes: 0 compared (and every gate passed), 2 bad usage (such as a gate
+on a metric the results lack), unreadable or incomparable results, 3 a gate
+failed.`
 
 const compareExamples = `  vbench compare old.json new.json
   vbench compare results/old/ results/new/            # directories of repeats
@@ -59,12 +63,16 @@ func newCompareCmd(p Process) *cobra.Command {
 		Example: compareExamples,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			gates, err := parseGateFlags(incr, decr)
+			gates, flags, err := parseGateFlags(incr, decr)
 			if err != nil {
 				return usageErr(err)
 			}
 			opt.Gates = gates
 			sum, err := experiment.CompareFiles(args, opt)
+			var ge *experiment.GateMetricError
+			if errors.As(err, &ge) {
+				return usageErr(fmt.Errorf("%s: %w", flags[ge.Gate], err))
+			}
 			if err != nil {
 				return usageErr(err)
 			}
@@ -93,9 +101,11 @@ func newCompareCmd(p Process) *cobra.Command {
 }
 
 // parseGateFlags turns --max-increase and --max-decrease values into
-// gates, one per flag.
-func parseGateFlags(incr, decr []string) ([]scenario.Gate, error) {
+// gates, one per flag, and says which flag each came from
+// ("--max-increase p99_ttft_ms=5%").
+func parseGateFlags(incr, decr []string) ([]scenario.Gate, []string, error) {
 	var gates []scenario.Gate
+	var flags []string
 	for _, set := range []struct {
 		flag   string
 		values []string
@@ -104,13 +114,13 @@ func parseGateFlags(incr, decr []string) ([]scenario.Gate, error) {
 			metric, limit, ok := strings.Cut(v, "=")
 			metric, limit = strings.TrimSpace(metric), strings.TrimSpace(limit)
 			if !ok || metric == "" {
-				return nil, fmt.Errorf("%s %q: want METRIC=PCT, e.g. p99_ttft_ms=5%%", set.flag, v)
+				return nil, nil, fmt.Errorf("%s %q: want METRIC=PCT, e.g. p99_ttft_ms=5%%", set.flag, v)
 			}
 			if !strings.HasSuffix(limit, "%") {
 				limit += "%"
 			}
 			if _, err := experiment.ParseLimit(limit); err != nil {
-				return nil, fmt.Errorf("%s %q: %w", set.flag, v, err)
+				return nil, nil, fmt.Errorf("%s %q: %w", set.flag, v, err)
 			}
 			g := scenario.Gate{Metric: metric}
 			if set.flag == "--max-increase" {
@@ -119,9 +129,10 @@ func parseGateFlags(incr, decr []string) ([]scenario.Gate, error) {
 				g.MaxDecrease = limit
 			}
 			gates = append(gates, g)
+			flags = append(flags, set.flag+" "+v)
 		}
 	}
-	return gates, nil
+	return gates, flags, nil
 }
 
 // experimentErr maps an experiment's error to its exit code: a failed

@@ -21,8 +21,10 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.tags, "tag", "t", nil, "set a CUE @tag: `name=value` (else $VBENCH_<NAME>); repeatable")
 }
 
-// load reads and validates the scenario files, and checks that vbench can
-// run them (experiment.Check); errors are usage errors.
+// load reads and validates the scenario files, refusing gates on metrics
+// the runs will not produce at the metric's file:line:col
+// (experiment.CheckMetrics), and checks that vbench can run them
+// (experiment.Check); errors are usage errors.
 func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, error) {
 	tags := map[string]string{}
 	for _, t := range f.tags {
@@ -32,7 +34,7 @@ func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, err
 		}
 		tags[k] = v
 	}
-	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv})
+	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv, Check: experiment.CheckMetrics})
 	if err != nil {
 		return nil, usageErr(err)
 	}

@@ -9,8 +9,10 @@ import (
 const vetDoc = `Check scenario files against vbench's schema without running them.
 
 Errors name the file, line and column and the field path, and say what is
-allowed; vet exits 2 when there is one. On success it prints the scenario's
-hash.`
+allowed; vet exits 2 when there is one. A compare gate must name a metric
+that every run of the experiment produces (from the sources the scenario
+enables); otherwise the error lists the metrics it can gate on. On success
+it prints the scenario's hash.`
 
 const vetExamples = `  vbench vet scenarios/quickstart.cue
   vbench vet base.cue overrides.yaml   # several files unify into one scenario

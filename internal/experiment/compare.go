@@ -37,9 +37,11 @@ var ErrWorkloadMismatch = errors.New("the workloads differ")
 // per-request samples when the results carry them (vbench's records, or
 // the arrays of --save-detailed), else no interval.
 //
-// Results whose workloads differ (dataset, mean input length, request
-// rate, burstiness, concurrency, ramp-up, number of prompts) are refused
-// with an error wrapping ErrWorkloadMismatch, unless opt.Force.
+// A gate on a metric that some result lacks is refused with a
+// *GateMetricError, which lists the metrics it can gate on. Results whose
+// workloads differ (dataset, mean input length, request rate, burstiness,
+// concurrency, ramp-up, number of prompts) are refused with an error
+// wrapping ErrWorkloadMismatch, unless opt.Force.
 func CompareFiles(inputs []string, opt CompareOptions) (*report.ExperimentSummary, error) {
 	if len(inputs) < 2 {
 		return nil, fmt.Errorf("compare needs at least two results, got %d", len(inputs))
@@ -90,6 +92,14 @@ func CompareFiles(inputs []string, opt CompareOptions) (*report.ExperimentSummar
 		}
 	}
 
+	var all []*Result
+	for _, g := range groups {
+		all = append(all, g.results...)
+	}
+	if err := checkGateMetrics(opt.Gates, all); err != nil {
+		return nil, err
+	}
+
 	// Every result against the baseline's first.
 	ref := groups[slices.Index(names, baseline)].results[0]
 	var diffs []string
@@ -109,11 +119,9 @@ func CompareFiles(inputs []string, opt CompareOptions) (*report.ExperimentSummar
 
 	spec := &Spec{Points: []Point{{}}, Baseline: baseline, Gates: opt.Gates}
 	spec.Variants = append([]string{baseline}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == baseline })...)
-	var all []*Result
 	for _, g := range groups {
 		for i, r := range g.results {
 			r.Experiment = &RunInfo{Point: 0, Variant: g.name, Repeat: i, Spec: spec}
-			all = append(all, r)
 		}
 	}
 	return summarize(spec, "", all, false, func(p string) string { return p }), nil

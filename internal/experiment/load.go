@@ -24,7 +24,9 @@ type Result struct {
 	// Keys are the numeric top-level keys, in file order.
 	Keys []string
 	// Values are the numeric top-level values (the run's summary as the
-	// run derived it from its own requests).
+	// run derived it from its own requests), and the metric table's
+	// metrics nested in the "vbench" object (client health) under their
+	// table keys.
 	Values map[string]float64
 	// Samples are the per-request samples of the latency metrics in
 	// seconds, keyed by metric name (ttft, tpot, itl, e2el,
@@ -77,7 +79,7 @@ func LoadResult(path string, samples bool) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w (want a JSON object)", path, ErrNotResult)
 	}
-	for _, k := range []string{"duration", "completed"} {
+	for _, k := range []string{metrics.KeyDuration, metrics.KeyCompleted} {
 		if _, ok := obj.Get(k); !ok {
 			return nil, fmt.Errorf("%s: %w (no %q key)", path, ErrNotResult, k)
 		}
@@ -87,6 +89,15 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		if x, ok := number(obj, k); ok {
 			res.Keys = append(res.Keys, k)
 			res.Values[k] = x
+		}
+	}
+	// The metrics nested in the "vbench" object (client health), by their
+	// keys in the metric table.
+	for _, d := range metrics.Defs() {
+		if len(d.Path) > 1 {
+			if x, ok := nestedNumber(obj, d.Path); ok {
+				res.Values[d.Key] = x
+			}
 		}
 	}
 	res.Label = text(obj, "label")
@@ -139,7 +150,7 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		if res.Samples == nil {
 			res.Samples = samplesFromArrays(obj)
 		}
-		if d := res.Values["duration"]; d > 0 {
+		if d := res.Values[metrics.KeyDuration]; d > 0 {
 			total := 0.0
 			for _, u := range res.Samples[metrics.E2EL] {
 				total += u[0]
@@ -169,6 +180,19 @@ func number(o *report.Object, key string) (float64, bool) {
 		return x, true
 	}
 	return 0, false
+}
+
+// nestedNumber is the number at path: objects down to the last key.
+func nestedNumber(o *report.Object, path []string) (float64, bool) {
+	for _, k := range path[:len(path)-1] {
+		v, _ := o.Get(k)
+		next, ok := v.(*report.Object)
+		if !ok {
+			return 0, false
+		}
+		o = next
+	}
+	return number(o, path[len(path)-1])
 }
 
 func text(o *report.Object, key string) string {
@@ -366,7 +390,7 @@ func workloadOf(o *report.Object, dataset string) Workload {
 		w.Fields = append(w.Fields, [2]string{"dataset", dataset})
 	}
 	in, _ := number(o, "total_input_tokens")
-	if c, _ := number(o, "completed"); c > 0 {
+	if c, _ := number(o, metrics.KeyCompleted); c > 0 {
 		w.MeanInputLen = in / c
 	}
 	return w

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -180,9 +179,6 @@ func Expand(sc *scenario.Scenario) (*Plan, error) {
 		spec.Variants = append([]string{spec.Baseline}, slices.DeleteFunc(names, func(n string) bool { return n == spec.Baseline })...)
 		spec.Gates = c.Gates
 		variants = spec.Variants
-		if err := checkGates(sc, c.Gates); err != nil {
-			return nil, err
-		}
 	}
 
 	// The scenario of each (variant, point): the variant merged into the
@@ -205,6 +201,11 @@ func Expand(sc *scenario.Scenario) (*Plan, error) {
 				}
 			}
 			scenarios[vi][pi] = ps
+		}
+	}
+	if c := sc.Compare; c != nil && len(c.Gates) > 0 {
+		if problems := gateProblems(c.Gates, variants, spec.Points, scenarios); len(problems) > 0 {
+			return nil, &gateError{problems: problems}
 		}
 	}
 
@@ -382,40 +383,4 @@ func sanitizeName(s string) string {
 		b = append(b, hex.EncodeToString(sum[:4])...)
 	}
 	return string(b)
-}
-
-// numericResultKeys are the numeric keys of a result JSON besides the latency
-// statistics (reference §9.2).
-var numericResultKeys = map[string]bool{
-	"duration": true, "completed": true, "failed": true, "total_input_tokens": true, "total_output_tokens": true,
-	"request_throughput": true, "request_goodput": true, "output_throughput": true, "total_token_throughput": true,
-	"max_output_tokens_per_s": true, "max_concurrent_requests": true, "rtfx": true, "num_prompts": true,
-	"total_input_sequences": true, "input_sequence_throughput": true,
-}
-
-// checkGates makes sure each gate names a metric the runs' results will
-// have: a numeric result key, or a latency statistic (mean_, median_, std_
-// or p<P>_ of a selected percentile metric, for a selected percentile).
-func checkGates(sc *scenario.Scenario, gates []scenario.Gate) error {
-	stats := map[string]bool{"mean": true, "median": true, "std": true}
-	for _, p := range sc.Metrics.MetricPercentiles {
-		word := report.PyFloatRepr(p)
-		if p == math.Trunc(p) {
-			word = strconv.FormatFloat(p, 'f', 0, 64)
-		}
-		stats["p"+word] = true
-	}
-	for i, g := range gates {
-		if numericResultKeys[g.Metric] || strings.HasPrefix(g.Metric, "spec_decode_") || strings.HasPrefix(g.Metric, "probe_") ||
-			strings.HasPrefix(g.Metric, "diffusion_") {
-			continue
-		}
-		stat, metric, ok := report.SplitStatsKey(g.Metric)
-		if ok && stats[stat] && slices.Contains(sc.Metrics.PercentileMetrics, metric) {
-			continue
-		}
-		return fmt.Errorf("compare.gates[%d].metric: %q is not in this scenario's results: use a result key such as output_throughput or request_throughput, or a latency statistic mean_, median_, std_ or p<P>_<metric>_ms with <metric> in metrics.percentile_metrics (%s) and P in metrics.metric_percentiles",
-			i, g.Metric, strings.Join(sc.Metrics.PercentileMetrics, ", "))
-	}
-	return nil
 }

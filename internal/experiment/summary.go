@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	vstats "github.com/vbench/vbench/internal/stats"
@@ -47,10 +48,18 @@ func summarize(spec *Spec, hash string, results []*Result, paired bool, name fun
 	seen := map[string]bool{}
 	for _, r := range results {
 		for _, k := range r.Keys {
-			if report.IsHeadline(k) && !seen[k] {
+			if d, ok := metrics.Lookup(k); ok && d.Headline && !seen[k] {
 				seen[k] = true
 				sum.Metrics = append(sum.Metrics, k)
 			}
+		}
+	}
+	// The rows hold the headline metrics and any gated metric besides
+	// (a gate may name a non-headline metric such as total_input_tokens).
+	rowKeys := slices.Clone(sum.Metrics)
+	for _, g := range spec.Gates {
+		if !slices.Contains(rowKeys, g.Metric) {
+			rowKeys = append(rowKeys, g.Metric)
 		}
 	}
 	variants := spec.Variants
@@ -85,7 +94,7 @@ func summarize(spec *Spec, hash string, results []*Result, paired bool, name fun
 			for _, m := range ms {
 				row.Files = append(row.Files, name(m.res.Path))
 			}
-			for _, key := range sum.Metrics {
+			for _, key := range rowKeys {
 				var vals []float64
 				for _, m := range ms {
 					if x, ok := m.res.Values[key]; ok {
@@ -147,18 +156,13 @@ func summarize(spec *Spec, hash string, results []*Result, paired bool, name fun
 	return sum
 }
 
-// comparedMetrics are the metrics compared between variants: the
-// throughputs and the latency means, medians and percentiles, then any
-// gated metric not among them.
+// comparedMetrics are the metrics compared between variants: those the
+// metric table marks Compared (the throughputs and the latency means,
+// medians and percentiles), then any gated metric not among them.
 func comparedMetrics(keys []string, gates []scenario.Gate) []string {
 	var out []string
 	for _, k := range keys {
-		switch k {
-		case "request_throughput", "request_goodput", "output_throughput", "total_token_throughput", "input_sequence_throughput":
-			out = append(out, k)
-			continue
-		}
-		if stat, _, ok := report.SplitStatsKey(k); ok && stat != "std" {
+		if d, ok := metrics.Lookup(k); ok && d.Compared {
 			out = append(out, k)
 		}
 	}
@@ -228,12 +232,16 @@ func compare(base, cand report.SummaryRow, bm, cm []member, key string, paired b
 		return c, true
 	}
 	c.Low, c.High = iv.Low, iv.High
-	switch lower, directed := report.LowerIsBetter(key); {
+	better := metrics.BetterNone
+	if d, ok := metrics.Lookup(key); ok {
+		better = d.Better
+	}
+	switch {
 	case !iv.Excludes(0):
 		c.Verdict = report.VerdictSame
-	case !directed:
+	case better == metrics.BetterNone:
 		c.Verdict = report.VerdictChanged
-	case (iv.Low > 0) == lower:
+	case (iv.Low > 0) == (better == metrics.BetterLower):
 		c.Verdict = report.VerdictWorse
 	default:
 		c.Verdict = report.VerdictBetter
@@ -271,16 +279,16 @@ func sameRepeats(a, b []member) bool {
 // statisticOf maps a latency statistic key to the statistic and metric of
 // the per-request samples: p99_ttft_ms → (percentile 99, "ttft").
 func statisticOf(key string) (vstats.Statistic, string, bool) {
-	stat, metric, ok := report.SplitStatsKey(key)
+	stat, metric, ok := metrics.SplitStatKey(key)
 	if !ok {
 		return vstats.Statistic{}, "", false
 	}
 	switch {
-	case stat == "mean":
+	case stat == metrics.StatMean:
 		return vstats.Statistic{Kind: vstats.StatMean}, metric, true
-	case stat == "median":
+	case stat == metrics.StatMedian:
 		return vstats.Statistic{Kind: vstats.StatMedian}, metric, true
-	case stat == "std":
+	case stat == metrics.StatStd:
 		return vstats.Statistic{Kind: vstats.StatStd}, metric, true
 	case strings.HasPrefix(stat, "p"):
 		p, err := strconv.ParseFloat(stat[1:], 64)

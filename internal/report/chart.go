@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/vbench/vbench/internal/metrics"
 )
 
 // Chart geometry, in SVG user units.
@@ -23,7 +25,7 @@ const (
 var chartColors = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}
 
 // ChartX is the x axis of every chart: output throughput.
-const ChartX = "output_throughput"
+const ChartX = metrics.KeyOutputThroughput
 
 // ChartMetrics picks the latencies charted against throughput, among the
 // keys present: the highest TTFT percentile (else the mean TTFT), the mean
@@ -41,13 +43,13 @@ func ChartMetrics(keys []string) []string {
 				return
 			}
 		}
-		if k := "mean_" + metric + "_ms"; has[k] {
+		if k := metrics.StatKey(metrics.StatMean, metric); has[k] {
 			out = append(out, k)
 		}
 	}
-	pick("ttft", true)
-	pick("tpot", false)
-	pick("e2el", true)
+	pick(metrics.TTFT, true)
+	pick(metrics.TPOT, false)
+	pick(metrics.E2EL, true)
 	return out
 }
 

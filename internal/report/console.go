@@ -70,18 +70,6 @@ type ConsoleInput struct {
 	Diffusion  *DiffusionStats
 }
 
-// metricDisplay holds the console names of a latency metric.
-type metricDisplay struct{ short, header string }
-
-var metricDisplays = map[string]metricDisplay{
-	metrics.TTFT:                     {"TTFT", "Time to First Token"},
-	metrics.TPOT:                     {"TPOT", "Time per Output Token (excl. 1st token)"},
-	metrics.ITL:                      {"ITL", "Inter-token Latency"},
-	metrics.E2EL:                     {"E2EL", "End-to-end Latency"},
-	metrics.ClientQueueTime:          {"Client Queue Time", "Client-side Queueing"},
-	metrics.E2ELIncludingClientQueue: {"E2EL incl. Client Queue", "Queue-inclusive End-to-end Latency"},
-}
-
 // block accumulates console lines in Python's formats.
 type block struct{ strings.Builder }
 
@@ -95,6 +83,11 @@ func (b *block) line(label, value string) {
 
 func (b *block) int(label string, v int)    { b.line(label, strconv.Itoa(v)) }
 func (b *block) f2(label string, v float64) { b.line(label, pyFixed2(v)) }
+
+// count and value write the line of a metric of the table, under its
+// console title, as an integer or with .2f.
+func (b *block) count(key string, v int)     { b.int(metrics.MustLookup(key).Title, v) }
+func (b *block) value(key string, v float64) { b.f2(metrics.MustLookup(key).Title, v) }
 func (b *block) header(title string, fill byte) {
 	b.WriteString(center(title, fill, blockWidth) + "\n")
 }
@@ -112,73 +105,73 @@ func WriteConsole(w io.Writer, in ConsoleInput) error {
 	s := in.Summary
 	var b block
 	b.header(" Serving Benchmark Result ", '=')
-	b.int("Successful requests:", s.Completed)
-	b.int("Failed requests:", s.Failed)
+	b.count(metrics.KeyCompleted, s.Completed)
+	b.count(metrics.KeyFailed, s.Failed)
 	if in.MaxConcurrency != nil {
 		b.int("Maximum request concurrency:", *in.MaxConcurrency)
 	}
 	if !math.IsInf(in.RequestRate, 1) {
 		b.f2("Request rate configured (RPS):", in.RequestRate)
 	}
-	b.f2("Benchmark duration (s):", s.Duration)
-	b.int("Total input tokens:", s.TotalInput)
+	b.value(metrics.KeyDuration, s.Duration)
+	b.count(metrics.KeyTotalInputTokens, s.TotalInput)
 	if s.HasTokenizer {
-		b.int("Total generated tokens:", s.TotalOutput)
+		b.count(metrics.KeyTotalOutputTokens, s.TotalOutput)
 	}
-	b.f2("Request throughput (req/s):", s.RequestThroughput)
+	b.value(metrics.KeyRequestThroughput, s.RequestThroughput)
 	if s.RequestGoodput != nil {
-		b.f2("Request goodput (req/s):", *s.RequestGoodput)
+		b.value(metrics.KeyRequestGoodput, *s.RequestGoodput)
 	}
 	if s.HasTokenizer {
-		b.f2("Output token throughput (tok/s):", s.OutputThroughput)
-		b.f2("Peak output token throughput (tok/s):", s.MaxOutputTokensPerS)
+		b.value(metrics.KeyOutputThroughput, s.OutputThroughput)
+		b.value(metrics.KeyMaxOutputTokensPerS, s.MaxOutputTokensPerS)
 	}
 	// vLLM formats the integer peak with .2f ("64.00").
-	b.f2("Peak concurrent requests:", float64(s.MaxConcurrentRequests))
+	b.value(metrics.KeyMaxConcurrentRequests, float64(s.MaxConcurrentRequests))
 	if s.RTFx > 0 {
-		b.f2("RTFx (Inverse Real-Time Factor):", s.RTFx)
+		b.value(metrics.KeyRTFx, s.RTFx)
 	}
 	if s.HasTokenizer {
-		b.f2("Total token throughput (tok/s):", s.TotalTokenThroughput)
+		b.value(metrics.KeyTotalTokenThroughput, s.TotalTokenThroughput)
 	}
 	if p := in.Probe; p != nil {
 		b.header("Probe Requests", '-')
-		b.int("Probe requests completed:", p.Completed)
-		b.int("Probe requests failed:", p.Failed)
-		b.f2("Median probe E2EL (ms):", p.MedianE2ELMs)
-		b.f2("P99 probe E2EL (ms):", p.P99E2ELMs)
-		b.f2("Max probe E2EL (ms):", p.MaxE2ELMs)
+		b.count(metrics.KeyProbeCompleted, p.Completed)
+		b.count(metrics.KeyProbeFailed, p.Failed)
+		b.value(metrics.KeyProbeMedianE2EL, p.MedianE2ELMs)
+		b.value(metrics.KeyProbeP99E2EL, p.P99E2ELMs)
+		b.value(metrics.KeyProbeMaxE2EL, p.MaxE2ELMs)
 	}
 	for _, m := range s.Metrics {
-		d, ok := metricDisplays[m.Name]
+		l, ok := metrics.LatencyByName(m.Name)
 		if !ok {
 			return fmt.Errorf("unknown metric %q", m.Name)
 		}
-		b.header(d.header, '-')
-		b.f2(fmt.Sprintf("Mean %s (ms):", d.short), m.Mean)
-		b.f2(fmt.Sprintf("Median %s (ms):", d.short), m.Median)
+		b.header(l.Header, '-')
+		b.value(metrics.StatKey(metrics.StatMean, m.Name), m.Mean)
+		b.value(metrics.StatKey(metrics.StatMedian, m.Name), m.Median)
 		for _, p := range m.Percentiles {
-			b.f2(fmt.Sprintf("P%s %s (ms):", percentileWord(p.P), d.short), p.Value)
+			b.value(metrics.PercentileKey(p.P, m.Name), p.Value)
 		}
 	}
 	if d := in.Diffusion; d != nil {
 		b.header("Diffusion Decoding", '-')
-		b.f2("Committed throughput (tok/s):", d.CommittedThroughput)
-		b.f2("Denoising steps per canvas:", d.StepsPerCanvas)
-		b.f2("Committed per denoising step:", d.CommittedPerStep)
-		b.int("Committed tokens:", d.CommittedTokens)
-		b.int("Denoising steps:", d.DenoisingSteps)
-		b.int("Canvas positions evaluated:", d.CanvasPositions)
+		b.value(metrics.KeyDiffusionCommittedThroughput, d.CommittedThroughput)
+		b.value(metrics.KeyDiffusionStepsPerCanvas, d.StepsPerCanvas)
+		b.value(metrics.KeyDiffusionCommittedPerStep, d.CommittedPerStep)
+		b.count(metrics.KeyDiffusionCommittedTokens, d.CommittedTokens)
+		b.count(metrics.KeyDiffusionDenoisingSteps, d.DenoisingSteps)
+		b.count(metrics.KeyDiffusionCanvasPositions, d.CanvasPositions)
 	}
 	if sd := in.SpecDecode; sd != nil && in.Diffusion == nil {
 		b.header("Speculative Decoding", '-')
-		b.f2("Acceptance rate (%):", sd.AcceptanceRate)
-		b.f2("Acceptance length:", sd.AcceptanceLength)
-		b.int("Drafts:", sd.NumDrafts)
-		b.int("Draft tokens:", sd.DraftTokens)
-		b.int("Accepted tokens:", sd.AcceptedTokens)
+		b.value(metrics.KeySpecAcceptanceRate, sd.AcceptanceRate)
+		b.value(metrics.KeySpecAcceptanceLength, sd.AcceptanceLength)
+		b.count(metrics.KeySpecNumDrafts, sd.NumDrafts)
+		b.count(metrics.KeySpecDraftTokens, sd.DraftTokens)
+		b.count(metrics.KeySpecAcceptedTokens, sd.AcceptedTokens)
 		if len(sd.PerPositionAcceptanceRates) > 0 {
-			b.WriteString("Per-position acceptance (%):\n")
+			b.WriteString(metrics.MustLookup(metrics.KeySpecPerPosition).Title + "\n")
 			for i, r := range sd.PerPositionAcceptanceRates {
 				b.f2(fmt.Sprintf("  Position %d:", i), r*100)
 			}

@@ -84,15 +84,3 @@ func center(s string, fill byte, width int) string {
 	left := pad / 2
 	return strings.Repeat(string(fill), left) + s + strings.Repeat(string(fill), pad-left)
 }
-
-// percentileWord is vLLM's name for percentile p in keys and labels:
-// str(int(p)) when p is integral, else str(p) ("99", "99.9", "1e-05").
-func percentileWord(p float64) string {
-	if p == math.Trunc(p) && !math.IsInf(p, 0) {
-		if p == 0 {
-			return "0" // int(-0.0) is 0
-		}
-		return strconv.FormatFloat(p, 'f', 0, 64)
-	}
-	return PyFloatRepr(p)
-}

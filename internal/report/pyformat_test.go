@@ -2,7 +2,10 @@ package report
 
 import (
 	"math"
+	"strconv"
 	"testing"
+
+	"github.com/vbench/vbench/internal/metrics"
 )
 
 func TestPyFloatRepr(t *testing.T) {
@@ -99,24 +102,21 @@ func TestAlignment(t *testing.T) {
 	}
 }
 
+// TestPercentileWord checks the table's percentile word against Python's
+// repr (PyFloatRepr) for non-integral percentiles across (0, 100] and at
+// the exponent thresholds, and int(p) for integral ones.
 func TestPercentileWord(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{99, "99"},
-		{50, "50"},
-		{0, "0"},
-		{math.Copysign(0, -1), "0"},
-		{100, "100"},
-		{99.9, "99.9"},
-		{99.99, "99.99"},
-		{0.5, "0.5"},
-		{1e-05, "1e-05"},
+	ps := []float64{math.Copysign(0, -1), 1e-05, 1.5e-07, 0.0001, 0.00012, 99.99, 99.999, 1e16 + 2, 1.5e16, 1e-300}
+	for i := 1; i <= 100000; i += 7 {
+		ps = append(ps, float64(i)/1000)
 	}
-	for _, tt := range tests {
-		if got := percentileWord(tt.in); got != tt.want {
-			t.Errorf("percentileWord(%v) = %q, want %q", tt.in, got, tt.want)
+	for _, p := range ps {
+		want := PyFloatRepr(p)
+		if p == math.Trunc(p) {
+			want = strconv.FormatFloat(math.Abs(p), 'f', 0, 64)
+		}
+		if got := metrics.PercentileWord(p); got != want {
+			t.Errorf("PercentileWord(%v) = %q, want %q", p, got, want)
 		}
 	}
 }

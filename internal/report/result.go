@@ -130,19 +130,19 @@ func BuildResult(in ResultInput) *Object {
 	}
 
 	s := in.Summary
-	o.Set("duration", s.Duration)
-	o.Set("completed", s.Completed)
-	o.Set("failed", s.Failed)
-	o.Set("total_input_tokens", s.TotalInput)
-	o.Set("total_output_tokens", s.TotalOutput)
-	o.Set("request_throughput", s.RequestThroughput)
+	o.Set(metrics.KeyDuration, s.Duration)
+	o.Set(metrics.KeyCompleted, s.Completed)
+	o.Set(metrics.KeyFailed, s.Failed)
+	o.Set(metrics.KeyTotalInputTokens, s.TotalInput)
+	o.Set(metrics.KeyTotalOutputTokens, s.TotalOutput)
+	o.Set(metrics.KeyRequestThroughput, s.RequestThroughput)
 	if s.RequestGoodput != nil {
-		o.Set("request_goodput", *s.RequestGoodput)
+		o.Set(metrics.KeyRequestGoodput, *s.RequestGoodput)
 	} else {
-		o.Set("request_goodput", nil)
+		o.Set(metrics.KeyRequestGoodput, nil)
 	}
-	o.Set("output_throughput", s.OutputThroughput)
-	o.Set("total_token_throughput", s.TotalTokenThroughput)
+	o.Set(metrics.KeyOutputThroughput, s.OutputThroughput)
+	o.Set(metrics.KeyTotalTokenThroughput, s.TotalTokenThroughput)
 	o.Set("input_lens", nonNil(s.InputLens))
 	o.Set("output_lens", nonNil(s.OutputLens))
 	o.Set("ttfts", nonNil(s.TTFTs))
@@ -156,16 +156,16 @@ func BuildResult(in ResultInput) *Object {
 	o.Set("queue_times", nonNil(s.QueueTimes))
 	o.Set("generated_texts", nonNil(s.GeneratedTexts))
 	o.Set("errors", nonNil(s.Errors))
-	o.Set("max_output_tokens_per_s", s.MaxOutputTokensPerS)
-	o.Set("max_concurrent_requests", s.MaxConcurrentRequests)
-	o.Set("rtfx", s.RTFx)
+	o.Set(metrics.KeyMaxOutputTokensPerS, s.MaxOutputTokensPerS)
+	o.Set(metrics.KeyMaxConcurrentRequests, s.MaxConcurrentRequests)
+	o.Set(metrics.KeyRTFx, s.RTFx)
 
 	if p := in.Probe; p != nil {
-		o.Set("probe_completed", p.Completed)
-		o.Set("probe_failed", p.Failed)
-		o.Set("probe_median_e2el_ms", p.MedianE2ELMs)
-		o.Set("probe_p99_e2el_ms", p.P99E2ELMs)
-		o.Set("probe_max_e2el_ms", p.MaxE2ELMs)
+		o.Set(metrics.KeyProbeCompleted, p.Completed)
+		o.Set(metrics.KeyProbeFailed, p.Failed)
+		o.Set(metrics.KeyProbeMedianE2EL, p.MedianE2ELMs)
+		o.Set(metrics.KeyProbeP99E2EL, p.P99E2ELMs)
+		o.Set(metrics.KeyProbeMaxE2EL, p.MaxE2ELMs)
 	}
 	if len(in.RPSChangeEvents) > 0 {
 		ev := make([]*Object, len(in.RPSChangeEvents))
@@ -177,27 +177,27 @@ func BuildResult(in ResultInput) *Object {
 		o.Set("rps_change_events", ev)
 	}
 	if sd := in.SpecDecode; sd != nil {
-		o.Set("spec_decode_acceptance_rate", sd.AcceptanceRate)
-		o.Set("spec_decode_acceptance_length", sd.AcceptanceLength)
-		o.Set("spec_decode_num_drafts", sd.NumDrafts)
-		o.Set("spec_decode_draft_tokens", sd.DraftTokens)
-		o.Set("spec_decode_accepted_tokens", sd.AcceptedTokens)
-		o.Set("spec_decode_per_position_acceptance_rates", nonNil(sd.PerPositionAcceptanceRates))
+		o.Set(metrics.KeySpecAcceptanceRate, sd.AcceptanceRate)
+		o.Set(metrics.KeySpecAcceptanceLength, sd.AcceptanceLength)
+		o.Set(metrics.KeySpecNumDrafts, sd.NumDrafts)
+		o.Set(metrics.KeySpecDraftTokens, sd.DraftTokens)
+		o.Set(metrics.KeySpecAcceptedTokens, sd.AcceptedTokens)
+		o.Set(metrics.KeySpecPerPosition, nonNil(sd.PerPositionAcceptanceRates))
 	}
 	if d := in.Diffusion; d != nil {
-		o.Set("diffusion_committed_throughput", d.CommittedThroughput)
-		o.Set("diffusion_steps_per_canvas", d.StepsPerCanvas)
-		o.Set("diffusion_committed_per_step", d.CommittedPerStep)
-		o.Set("diffusion_committed_tokens", d.CommittedTokens)
-		o.Set("diffusion_denoising_steps", d.DenoisingSteps)
-		o.Set("diffusion_canvas_positions", d.CanvasPositions)
+		o.Set(metrics.KeyDiffusionCommittedThroughput, d.CommittedThroughput)
+		o.Set(metrics.KeyDiffusionStepsPerCanvas, d.StepsPerCanvas)
+		o.Set(metrics.KeyDiffusionCommittedPerStep, d.CommittedPerStep)
+		o.Set(metrics.KeyDiffusionCommittedTokens, d.CommittedTokens)
+		o.Set(metrics.KeyDiffusionDenoisingSteps, d.DenoisingSteps)
+		o.Set(metrics.KeyDiffusionCanvasPositions, d.CanvasPositions)
 	}
 	for _, m := range s.Metrics {
-		o.Set(fmt.Sprintf("mean_%s_ms", m.Name), m.Mean)
-		o.Set(fmt.Sprintf("median_%s_ms", m.Name), m.Median)
-		o.Set(fmt.Sprintf("std_%s_ms", m.Name), m.Std)
+		o.Set(metrics.StatKey(metrics.StatMean, m.Name), m.Mean)
+		o.Set(metrics.StatKey(metrics.StatMedian, m.Name), m.Median)
+		o.Set(metrics.StatKey(metrics.StatStd, m.Name), m.Std)
 		for _, p := range m.Percentiles {
-			o.Set(fmt.Sprintf("p%s_%s_ms", percentileWord(p.P), m.Name), p.Value)
+			o.Set(metrics.PercentileKey(p.P, m.Name), p.Value)
 		}
 	}
 	if !in.SaveDetailed {

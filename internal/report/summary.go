@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/stats"
 )
 
@@ -156,82 +156,15 @@ func (s *ExperimentSummary) FailedGates() []GateResult {
 	return out
 }
 
-// statsKey matches the latency statistic keys of a result: mean_ttft_ms,
-// p99.9_e2el_ms, ...
-var statsKey = regexp.MustCompile(`^(mean|median|std|p[0-9][0-9.e+-]*)_([a-z0-9_]+)_ms$`)
-
-// headlineKeys are the non-latency result keys a summary reports.
-var headlineKeys = map[string]bool{
-	"duration": true, "completed": true, "failed": true, "request_throughput": true,
-	"request_goodput": true, "output_throughput": true, "total_token_throughput": true,
-	"input_sequence_throughput": true, "max_output_tokens_per_s": true, "max_concurrent_requests": true,
-	"spec_decode_acceptance_rate": true, "spec_decode_acceptance_length": true,
-}
-
-// IsHeadline reports whether a result key is a headline metric of the
-// summaries: the run totals and throughputs, the peaks, the
-// speculative-decoding rates, and every latency statistic (mean_, median_,
-// std_ and p<P>_<metric>_ms).
-func IsHeadline(key string) bool { return headlineKeys[key] || statsKey.MatchString(key) }
-
-// SplitStatsKey splits a latency statistic key into its statistic and
-// metric: "p99_ttft_ms" → ("p99", "ttft", true).
-func SplitStatsKey(key string) (stat, metric string, ok bool) {
-	m := statsKey.FindStringSubmatch(key)
-	if m == nil {
-		return "", "", false
-	}
-	return m[1], m[2], true
-}
-
-// LowerIsBetter says which direction of a metric is an improvement: true
-// for latencies, failures and duration, false for throughputs, goodput,
-// completions and peak output rate; ok is false for metrics with no better
-// direction (peak concurrency, std, acceptance rates).
-func LowerIsBetter(key string) (lower, ok bool) {
-	if stat, _, isStat := SplitStatsKey(key); isStat {
-		return true, stat != "std"
-	}
-	switch key {
-	case "failed", "duration":
-		return true, true
-	case "completed", "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
-		"input_sequence_throughput", "max_output_tokens_per_s":
-		return false, true
-	}
-	return false, false
-}
-
 // column is one metric column of the console table.
 type column struct{ key, title string }
 
-var latencyTitles = map[string]string{
-	"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "E2EL",
-	"client_queue_time": "queue", "e2el_including_client_queue": "E2EL+queue",
-}
-
-// MetricTitle is a short human name of a metric key for tables and charts:
-// "P99 TTFT (ms)", "output tok/s".
+// MetricTitle is the short human name of a metric key in tables and
+// charts, from the metric table: "P99 TTFT (ms)", "output tok/s"; a key
+// with no short name is its own title.
 func MetricTitle(key string) string {
-	if stat, m, ok := SplitStatsKey(key); ok {
-		name := latencyTitles[m]
-		if name == "" {
-			name = m
-		}
-		if strings.HasPrefix(stat, "p") {
-			stat = "P" + stat[1:]
-		}
-		return stat + " " + name + " (ms)"
-	}
-	switch key {
-	case "request_throughput":
-		return "req/s"
-	case "output_throughput":
-		return "output tok/s"
-	case "total_token_throughput":
-		return "total tok/s"
-	case "request_goodput":
-		return "goodput req/s"
+	if d, ok := metrics.Lookup(key); ok {
+		return d.Label()
 	}
 	return key
 }
@@ -246,21 +179,21 @@ func (s *ExperimentSummary) consoleColumns() []column {
 	}
 	var cols []column
 	for _, r := range s.Rows {
-		if st, ok := r.Stats["failed"]; ok && st.Max > 0 {
-			cols = append(cols, column{"failed", "failed"})
+		if st, ok := r.Stats[metrics.KeyFailed]; ok && st.Max > 0 {
+			cols = append(cols, column{metrics.KeyFailed, MetricTitle(metrics.KeyFailed)})
 			break
 		}
 	}
-	for _, k := range []string{"request_throughput", "output_throughput"} {
+	for _, k := range []string{metrics.KeyRequestThroughput, metrics.KeyOutputThroughput} {
 		if has[k] {
 			cols = append(cols, column{k, MetricTitle(k)})
 		}
 	}
-	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
-		if k := "mean_" + m + "_ms"; has[k] {
+	for _, m := range []string{metrics.TTFT, metrics.TPOT, metrics.ITL, metrics.E2EL} {
+		if k := metrics.StatKey(metrics.StatMean, m); has[k] {
 			cols = append(cols, column{k, MetricTitle(k)})
 		}
-		if m == "ttft" || m == "e2el" {
+		if m == metrics.TTFT || m == metrics.E2EL {
 			if k := highestPercentile(s.Metrics, m); k != "" {
 				cols = append(cols, column{k, MetricTitle(k)})
 			}
@@ -273,7 +206,7 @@ func (s *ExperimentSummary) consoleColumns() []column {
 func highestPercentile(keys []string, metric string) string {
 	best, bestP := "", -1.0
 	for _, k := range keys {
-		stat, m, ok := SplitStatsKey(k)
+		stat, m, ok := metrics.SplitStatKey(k)
 		if !ok || m != metric || !strings.HasPrefix(stat, "p") {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/stats"
 )
 
@@ -274,25 +275,35 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	}
 }
 
+// TestMetricHelpers pins the titles of the summaries and the table's
+// headline and direction flags they use.
 func TestMetricHelpers(t *testing.T) {
 	tests := []struct {
-		key, title    string
-		headline      bool
-		lower, direct bool
+		key, title string
+		headline   bool
+		better     metrics.Better
 	}{
-		{"p99_ttft_ms", "P99 TTFT (ms)", true, true, true},
-		{"p99.9_e2el_ms", "P99.9 E2EL (ms)", true, true, true},
-		{"std_itl_ms", "std ITL (ms)", true, true, false},
-		{"median_client_queue_time_ms", "median queue (ms)", true, true, true},
-		{"output_throughput", "output tok/s", true, false, true},
-		{"failed", "failed", true, true, true},
-		{"max_concurrent_requests", "max_concurrent_requests", true, false, false},
-		{"total_input_tokens", "total_input_tokens", false, false, false},
+		{"p99_ttft_ms", "P99 TTFT (ms)", true, metrics.BetterLower},
+		{"p99.9_e2el_ms", "P99.9 E2EL (ms)", true, metrics.BetterLower},
+		{"std_itl_ms", "std ITL (ms)", true, metrics.BetterNone},
+		{"median_client_queue_time_ms", "median queue (ms)", true, metrics.BetterLower},
+		{"mean_e2el_including_client_queue_ms", "mean E2EL+queue (ms)", true, metrics.BetterLower},
+		{"p90_custom_ms", "P90 custom (ms)", true, metrics.BetterLower},
+		{"output_throughput", "output tok/s", true, metrics.BetterHigher},
+		{"request_throughput", "req/s", true, metrics.BetterHigher},
+		{"total_token_throughput", "total tok/s", true, metrics.BetterHigher},
+		{"request_goodput", "goodput req/s", true, metrics.BetterHigher},
+		{"failed", "failed", true, metrics.BetterLower},
+		{"max_concurrent_requests", "max_concurrent_requests", true, metrics.BetterNone},
+		{"total_input_tokens", "total_input_tokens", false, metrics.BetterNone},
 	}
 	for _, tt := range tests {
-		lower, direct := LowerIsBetter(tt.key)
-		if MetricTitle(tt.key) != tt.title || IsHeadline(tt.key) != tt.headline || lower != tt.lower || direct != tt.direct {
-			t.Errorf("%s: title %q headline %v lower %v directed %v", tt.key, MetricTitle(tt.key), IsHeadline(tt.key), lower, direct)
+		d, _ := metrics.Lookup(tt.key)
+		if MetricTitle(tt.key) != tt.title || d.Headline != tt.headline || d.Better != tt.better {
+			t.Errorf("%s: title %q headline %v better %v", tt.key, MetricTitle(tt.key), d.Headline, d.Better)
 		}
+	}
+	if got := MetricTitle("num_prompts"); got != "num_prompts" {
+		t.Errorf("MetricTitle of an unknown key = %q", got)
 	}
 }

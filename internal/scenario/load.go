@@ -65,6 +65,14 @@ type Options struct {
 	// Dir is the directory file names in errors are shown relative to;
 	// empty means the process's working directory.
 	Dir string
+
+	// Check, when not nil, checks the resolved scenario further (rules
+	// that need other packages, such as whether a gate's metric will be in
+	// the results). Each problem it returns names a field by Path, in CUE
+	// syntax ("compare.gates[0].metric"), and is placed at that field in
+	// the user's input (file:line:col); any problem makes the load fail
+	// with an [*Error].
+	Check func(*Scenario) []Problem
 }
 
 // Source is one scenario input held in memory.
@@ -166,6 +174,9 @@ func LoadSources(srcs []Source, opts Options) (*Scenario, error) {
 		return nil, err
 	}
 	if problems := loc.checkExperiments(s, cs); len(problems) > 0 {
+		return nil, newError(nil, problems...)
+	}
+	if problems := loc.runCheck(s, cs, opts.Check); len(problems) > 0 {
 		return nil, newError(nil, problems...)
 	}
 	return s, nil
