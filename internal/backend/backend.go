@@ -3,6 +3,16 @@
 // connection reuse, and SSE parsing with a timestamp per message. Failures
 // are written into the record, never returned; *http.Request never leaves
 // this package.
+//
+// Backend kinds live in a registry (registry.go): vLLM's twelve, in its
+// --backend order, each with its URL suffix, task and OpenAI
+// compatibility, and a Codec (payload builder and response decoder) for
+// the ones vbench implements. Every list of backends reads it. To add one
+// of vLLM's kinds, write one file with its Codec that calls implement from
+// init (see completions.go and chat.go), plus its tests; a kind vLLM does
+// not have is added with Register (and then also needs the schema's
+// #Backend and argv's --backend choices, which a test keeps equal to the
+// registry).
 package backend
 
 import (
@@ -208,7 +218,11 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	rec.RequestID = p.id
 	rec.PromptLen = p.promptLen
-	rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	if c.kind.Stream {
+		rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	} else {
+		rec.Chunks = make([]time.Duration, 0, 1) // the whole body is one message
+	}
 	if c.h1 != nil {
 		c.sendH1(ctx, p, rec, now)
 		return

@@ -77,8 +77,8 @@ type Codec interface {
 	// appends the message's output text to text and returns the grown
 	// buffer with what the metrics need; an error marks the response
 	// invalid and fails the request. data is only valid during the call.
-	// Decode runs once per token event: it must not allocate beyond the
-	// growth of text.
+	// For a streaming kind Decode runs once per token event, on the
+	// timing path: it must not allocate beyond the growth of text.
 	Decode(data, text []byte) (Message, []byte, error)
 }
 
