@@ -209,7 +209,8 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 }
 
 // Send performs one prepared request and fills rec: Start just before the
-// request is written, a time per token-bearing SSE message, End, token
+// request is written, a time per token-bearing SSE message (for a
+// non-streaming kind, one: when the whole body has arrived), End, token
 // counts, text, and on failure Success=false with the error text. now is
 // the run's monotonic clock. Send never returns an error: failures are data.
 //
@@ -318,7 +319,7 @@ var textPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b
 // maxPooledText is the largest text buffer kept for reuse.
 const maxPooledText = 1 << 20
 
-// stream folds the SSE messages of one response into its record.
+// stream folds the messages of one response into its record.
 type stream struct {
 	rec   *record.Record
 	codec Codec
