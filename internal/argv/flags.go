@@ -100,11 +100,24 @@ func newNamespace() *namespace {
 	}
 }
 
-// backends are vLLM's --backend choices in registration order; the first
-// three are the ones vbench implements.
+// backends are vLLM's --backend choices in registration order (a test
+// checks them against the backend registry). Which of them vbench
+// implements is the registry's to say: see SetImplementedBackends.
 var backends = []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings",
 	"openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
 	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+
+// SetImplementedBackends tells the parser which --backend choices vbench
+// implements, in choice order: the others are refused as "not supported
+// yet", and help and Format name these. The backend registry knows them
+// (backend.SupportedNames), but this package is part of the configuration
+// layer, which must not import the stages, so the program passes them in
+// at start-up, before anything parses (package cli does, in an init
+// function). Until then every choice counts as implemented here, and the
+// run's checks (experiment.Check) refuse what vbench cannot run.
+func SetImplementedBackends(names []string) {
+	flagByName["--backend"].supported = slices.Clone(names)
+}
 
 // datasetNames are vLLM's --dataset-name choices in registration order.
 var datasetNames = []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank",
@@ -117,7 +130,7 @@ var percentileMetricNames = []string{"ttft", "tpot", "itl", "e2el", "client_queu
 // flags are the implemented flags, in the order help lists them and
 // Format writes them.
 var flags = []*flagDef{
-	{name: "--backend", arity: arityOne, metavar: "STR", def: "openai", choices: backends, supported: backends[:3],
+	{name: "--backend", arity: arityOne, metavar: "STR", def: "openai", choices: backends, supported: backends, // until SetImplementedBackends
 		paths: []string{"target.backend"}, help: "request function: the payload and response format",
 		set: func(n *namespace, v []string) error { n.backend = v[0]; return nil }},
 	{name: "--base-url", arity: arityOne, metavar: "URL", def: "None", paths: []string{"target.base_url"},

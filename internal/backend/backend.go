@@ -3,6 +3,16 @@
 // connection reuse, and SSE parsing with a timestamp per message. Failures
 // are written into the record, never returned; *http.Request never leaves
 // this package.
+//
+// Backend kinds live in a registry (registry.go): vLLM's twelve, in its
+// --backend order, each with its URL suffix, task and OpenAI
+// compatibility, and a Codec (payload builder and response decoder) for
+// the ones vbench implements. Every list of backends reads it. To add one
+// of vLLM's kinds, write one file with its Codec that calls implement from
+// init (see completions.go and chat.go), plus its tests; a kind vLLM does
+// not have is added with Register (and then also needs the schema's
+// #Backend and argv's --backend choices, which a test keeps equal to the
+// registry).
 package backend
 
 import (
@@ -29,54 +39,6 @@ import (
 	"github.com/vbench/vbench/internal/rxtime"
 	"github.com/vbench/vbench/internal/version"
 )
-
-// Kind describes one of vLLM's backends.
-type Kind struct {
-	// Name is the --backend value.
-	Name string
-	// URLSuffix is what the API URL must end with (besides "profile").
-	URLSuffix string
-	// APIName is the name used in vLLM's URL validation error.
-	APIName string
-	// Chat reports a chat-completions payload.
-	Chat bool
-	// Pooling reports a non-generating (embeddings, pooling, rerank) backend.
-	Pooling bool
-	// Supported reports whether vbench implements the backend yet.
-	Supported bool
-}
-
-// Kinds lists vLLM's backends in registration order.
-var Kinds = []Kind{
-	{Name: "vllm", URLSuffix: "completions", APIName: "OpenAI Completions API", Supported: true},
-	{Name: "openai", URLSuffix: "completions", APIName: "OpenAI Completions API", Supported: true},
-	{Name: "openai-chat", URLSuffix: "chat/completions", APIName: "OpenAI Chat Completions API", Chat: true, Supported: true},
-	{Name: "openai-audio", URLSuffix: "transcriptions", APIName: "OpenAI Audio API"},
-	{Name: "openai-embeddings", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
-	{Name: "openai-embeddings-chat", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
-	{Name: "openai-embeddings-clip", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
-	{Name: "openai-embeddings-vlm2vec", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Pooling: true},
-	{Name: "infinity-embeddings", URLSuffix: "embeddings", APIName: "Infinity Embeddings API", Pooling: true},
-	{Name: "infinity-embeddings-clip", URLSuffix: "embeddings", APIName: "Infinity Embeddings API", Pooling: true},
-	{Name: "vllm-pooling", URLSuffix: "pooling", APIName: "vLLM Pooling API", Pooling: true},
-	{Name: "vllm-rerank", URLSuffix: "rerank", APIName: "vLLM score API", Pooling: true},
-}
-
-// Lookup returns the backend kind with the given name.
-func Lookup(name string) (Kind, bool) {
-	for _, k := range Kinds {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return Kind{}, false
-}
-
-// OpenAICompatible reports whether vLLM treats the backend as OpenAI
-// compatible (sampling flags allowed, ignore_eos forced for random data).
-func OpenAICompatible(name string) bool {
-	return name == "vllm" || name == "openai" || name == "openai-chat"
-}
 
 // Config configures a Client.
 type Config struct {
@@ -114,6 +76,8 @@ type Client struct {
 	dial   *dialer
 	cfg    Config
 	kind   Kind
+	codec  Codec
+	opts   PayloadOptions
 	http   *http.Client
 	header http.Header
 	h1     *h1Client // the lean HTTP/1.1 path; nil: net/http (https, proxies)
@@ -123,16 +87,12 @@ type Client struct {
 func New(cfg Config) (*Client, error) {
 	kind, ok := Lookup(cfg.Backend)
 	if !ok {
-		names := make([]string, len(Kinds))
-		for i, k := range Kinds {
-			names[i] = k.Name
-		}
-		return nil, fmt.Errorf("unknown backend %q: want one of %s", cfg.Backend, strings.Join(names, ", "))
+		return nil, unknownError(cfg.Backend)
 	}
-	if !kind.Supported {
-		return nil, fmt.Errorf("backend %q is not supported by vbench yet (supported: vllm, openai, openai-chat)", cfg.Backend)
+	if !kind.Supported() {
+		return nil, errors.New(UnsupportedMessage(cfg.Backend))
 	}
-	if !strings.HasSuffix(cfg.URL, kind.URLSuffix) && !strings.HasSuffix(cfg.URL, "profile") {
+	if !kind.AcceptsURL(cfg.URL) {
 		return nil, fmt.Errorf("%s URL must end with one of: {'%s', 'profile'} (got %s; set the endpoint, e.g. /v1/%s)",
 			kind.APIName, kind.URLSuffix, cfg.URL, kind.URLSuffix)
 	}
@@ -160,7 +120,8 @@ func New(cfg Config) (*Client, error) {
 	for _, k := range keys {
 		h.Set(k, cfg.Headers[k])
 	}
-	c := &Client{dial: d, cfg: cfg, kind: kind, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h}
+	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h,
+		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody}}
 	if u, err := url.Parse(cfg.URL); err == nil {
 		c.h1 = newH1Client(u, h, cfg, d.DialContext)
 	}
@@ -233,7 +194,7 @@ type Prepared struct {
 func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, error) {
 	out := make([]Prepared, len(reqs))
 	for i := range reqs {
-		b, err := c.payload(&reqs[i])
+		b, err := c.codec.Payload(&reqs[i], &c.opts)
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
@@ -247,45 +208,9 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 	return out, nil
 }
 
-// payload builds vLLM's request body, keys in vLLM's order.
-func (c *Client) payload(r *dataset.Request) ([]byte, error) {
-	var p orderedMap
-	p.set("model", c.cfg.Model)
-	if c.kind.Chat {
-		p.set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
-		p.set("max_completion_tokens", r.OutputLen)
-	} else {
-		if len(r.Prompts) > 0 {
-			p.set("prompt", r.Prompts) // a --random-batch-size group
-		} else {
-			p.set("prompt", r.Prompt)
-		}
-		p.set("repetition_penalty", 1.0)
-		p.set("max_tokens", r.OutputLen)
-		if c.cfg.Logprobs != nil {
-			p.set("logprobs", *c.cfg.Logprobs)
-		} else {
-			p.set("logprobs", nil)
-		}
-	}
-	p.set("stream", true)
-	p.set("stream_options", map[string]any{"include_usage": true})
-	if c.cfg.IgnoreEOS {
-		p.set("ignore_eos", true)
-	}
-	keys := make([]string, 0, len(c.cfg.ExtraBody))
-	for k := range c.cfg.ExtraBody {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p.set(k, c.cfg.ExtraBody[k])
-	}
-	return p.MarshalJSON()
-}
-
 // Send performs one prepared request and fills rec: Start just before the
-// request is written, a time per token-bearing SSE message, End, token
+// request is written, a time per token-bearing SSE message (for a
+// non-streaming kind, one: when the whole body has arrived), End, token
 // counts, text, and on failure Success=false with the error text. now is
 // the run's monotonic clock. Send never returns an error: failures are data.
 //
@@ -294,7 +219,11 @@ func (c *Client) payload(r *dataset.Request) ([]byte, error) {
 func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	rec.RequestID = p.id
 	rec.PromptLen = p.promptLen
-	rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	if c.kind.Stream {
+		rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
+	} else {
+		rec.Chunks = make([]time.Duration, 0, 1) // the whole body is one message
+	}
 	if c.h1 != nil {
 		c.sendH1(ctx, p, rec, now)
 		return
@@ -324,14 +253,23 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		return
 	}
 	st := c.startStream(rec)
-	c.endStream(&st, readSSE(resp.Body, arrivalClock(now, conn), st.message))
+	now = arrivalClock(now, conn)
+	if c.kind.Stream {
+		c.endStream(&st, readSSE(resp.Body, now, st.message))
+		return
+	}
+	c.endStream(&st, readWhole(resp.Body, now, st.message))
 }
 
 // startStream returns the stream that folds a 200 response's messages
 // into rec, with a pooled text buffer.
 func (c *Client) startStream(rec *record.Record) stream {
 	tb := textPool.Get().(*[]byte)
-	return stream{rec: rec, chat: c.kind.Chat, text: (*tb)[:0], pooled: tb}
+	what := "SSE message"
+	if !c.kind.Stream {
+		what = "response body"
+	}
+	return stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb}
 }
 
 // endStream completes rec once the body is read; err is the read error.
@@ -381,19 +319,21 @@ var textPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b
 // maxPooledText is the largest text buffer kept for reuse.
 const maxPooledText = 1 << 20
 
-// stream folds the SSE messages of one response into its record.
+// stream folds the messages of one response into its record.
 type stream struct {
-	rec  *record.Record
-	chat bool
-	text []byte // the generated text so far
-	err  error  // the first invalid message
+	rec   *record.Record
+	codec Codec
+	what  string // "SSE message" or "response body", for errors
+	text  []byte // the generated text so far
+	err   error  // the first invalid message
 
 	pooled *[]byte // the textPool entry text came from
 }
 
-// message handles one SSE message received at t (taken when the read that
-// completed it returned, before any parsing): a message with a non-empty
-// choices array is a chunk (its time is recorded, choices[0]'s text
+// message handles one response message received at t (taken when the read
+// that completed it returned, before any parsing): an SSE message's data,
+// or a non-streaming kind's whole body. The codec decodes it with one call;
+// a message with output is a chunk (its time is recorded, its text
 // appended); usage counts are read wherever they are (vLLM reads them only
 // from a chunk without choices; some servers put them in the last content
 // chunk). It returns false to stop reading at an invalid message.
@@ -401,22 +341,22 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 	if bytes.Equal(data, doneMarker) {
 		return true
 	}
-	var f chunkFields
-	var err error
-	if st.text, err = decodeChunk(data, st.chat, st.text, &f); err != nil {
-		st.err = fmt.Errorf("invalid JSON in SSE message: %w: %.200q", err, data)
+	m, text, err := st.codec.Decode(data, st.text)
+	st.text = text
+	if err != nil {
+		st.err = fmt.Errorf("invalid JSON in %s: %w: %.200q", st.what, err, data)
 		return false
 	}
 	rec := st.rec
-	if f.choices {
+	if m.Output {
 		rec.Chunks = append(rec.Chunks, t)
 		rec.End = t
 	}
-	if f.hasCompletion {
-		rec.OutputTokens = f.completionTokens
+	if m.HasOutputTokens {
+		rec.OutputTokens = m.OutputTokens
 	}
-	if f.hasPrompt {
-		rec.PromptLen = f.promptTokens
+	if m.HasPromptTokens {
+		rec.PromptLen = m.PromptTokens
 	}
 	return true
 }
@@ -491,15 +431,4 @@ func marshalTo(b *bytes.Buffer, v any) error {
 	}
 	b.Truncate(b.Len() - 1)
 	return nil
-}
-
-// chatMessage and contentPart give chat payloads vLLM's key order.
-type chatMessage struct {
-	Role    string        `json:"role"`
-	Content []contentPart `json:"content"`
-}
-
-type contentPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
 }

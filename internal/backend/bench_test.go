@@ -36,17 +36,17 @@ func BenchmarkSSEDecode(b *testing.B) {
 	for _, tc := range []struct {
 		name  string
 		event string
-		chat  bool
+		codec Codec
 	}{
-		{"completions", simEvent, false},
-		{"chat", `data: {"id":"chatcmpl-bench-1-0","object":"chat.completion.chunk","created":1767225600,"model":"vbench-sim","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}` + "\n\n", true},
+		{"completions", simEvent, completions{}},
+		{"chat", `data: {"id":"chatcmpl-bench-1-0","object":"chat.completion.chunk","created":1767225600,"model":"vbench-sim","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}` + "\n\n", chat{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			const events = 1000
 			body := sseBody(events, tc.event)
 			rd := strings.NewReader(body)
 			rec := &record.Record{Chunks: make([]time.Duration, 0, events+1)}
-			st := stream{rec: rec, chat: tc.chat, text: make([]byte, 0, 8*events)}
+			st := stream{rec: rec, codec: tc.codec, text: make([]byte, 0, 8*events)}
 			now := func() time.Duration { return 0 }
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
@@ -69,7 +69,7 @@ func BenchmarkSSELargeEvents(b *testing.B) {
 	event := `data: {"choices":[{"index":0,"text":"` + strings.Repeat("x", 1<<20) + `","finish_reason":null}]}` + "\n\n"
 	body := sseBody(8, event)
 	rec := &record.Record{}
-	st := stream{rec: rec}
+	st := stream{rec: rec, codec: completions{}}
 	now := func() time.Duration { return 0 }
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()

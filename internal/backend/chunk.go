@@ -7,19 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// chunkFields is what the metrics need from one streamed completion chunk:
-// whether its choices array is non-empty, and the usage token counts. The
-// text of choices[0] is appended to a caller's buffer separately.
-type chunkFields struct {
-	// choices is true when the "choices" array has at least one element.
-	choices bool
-	// hasPrompt and hasCompletion report non-null usage counts.
-	hasPrompt, hasCompletion bool
-	// promptTokens and completionTokens are usage.prompt_tokens and
-	// usage.completion_tokens.
-	promptTokens, completionTokens int
-}
-
 // message is the part of a streamed completion chunk the metrics need, as
 // encoding/json decodes it: the reference for scanChunk and its fallback.
 type message struct {
@@ -35,30 +22,31 @@ type message struct {
 	} `json:"usage"`
 }
 
-// decodeChunk decodes one chunk: choices[0]'s text (chat: delta.content) is
-// appended to text, the other fields go to f. It uses scanChunk and falls
-// back to encoding/json for anything scanChunk does not handle, so its
-// results are always those of json.Unmarshal into message; err is
-// json.Unmarshal's error.
-func decodeChunk(data []byte, chat bool, text []byte, f *chunkFields) ([]byte, error) {
+// decodeChunk decodes one OpenAI-style streamed chunk, the shape the
+// completions and chat codecs share: choices[0]'s text (with delta set,
+// the chat shape, choices[0].delta.content) is appended to text, the
+// other fields go to f. It uses scanChunk and falls back to encoding/json
+// for anything scanChunk does not handle, so its results are always those
+// of json.Unmarshal into message; err is json.Unmarshal's error.
+func decodeChunk(data []byte, delta bool, text []byte, f *Message) ([]byte, error) {
 	n := len(text)
-	if out, ok := scanChunk(data, chat, text, f); ok {
+	if out, ok := scanChunk(data, delta, text, f); ok {
 		return out, nil
 	}
-	return decodeChunkJSON(data, chat, text[:n], f)
+	return decodeChunkJSON(data, delta, text[:n], f)
 }
 
 // decodeChunkJSON is decodeChunk with encoding/json only.
-func decodeChunkJSON(data []byte, chat bool, text []byte, f *chunkFields) ([]byte, error) {
-	*f = chunkFields{}
+func decodeChunkJSON(data []byte, delta bool, text []byte, f *Message) ([]byte, error) {
+	*f = Message{}
 	var m message
 	if err := json.Unmarshal(data, &m); err != nil {
 		return text, err
 	}
 	if len(m.Choices) > 0 {
-		f.choices = true
+		f.Output = true
 		ch := m.Choices[0]
-		if chat {
+		if delta {
 			if ch.Delta != nil && ch.Delta.Content != nil {
 				text = append(text, *ch.Delta.Content...)
 			}
@@ -68,10 +56,10 @@ func decodeChunkJSON(data []byte, chat bool, text []byte, f *chunkFields) ([]byt
 	}
 	if u := m.Usage; u != nil {
 		if u.PromptTokens != nil {
-			f.hasPrompt, f.promptTokens = true, *u.PromptTokens
+			f.HasPromptTokens, f.PromptTokens = true, *u.PromptTokens
 		}
 		if u.CompletionTokens != nil {
-			f.hasCompletion, f.completionTokens = true, *u.CompletionTokens
+			f.HasOutputTokens, f.OutputTokens = true, *u.CompletionTokens
 		}
 	}
 	return text, nil
@@ -85,8 +73,8 @@ func decodeChunkJSON(data []byte, chat bool, text []byte, f *chunkFields) ([]byt
 // type mismatch, a duplicate or case-folded or escaped key among those it
 // interprets, non-integer token counts, or nesting deeper than
 // maxScanDepth. The caller then uses encoding/json.
-func scanChunk(data []byte, chat bool, text []byte, f *chunkFields) (_ []byte, ok bool) {
-	*f = chunkFields{}
+func scanChunk(data []byte, delta bool, text []byte, f *Message) (_ []byte, ok bool) {
+	*f = Message{}
 	s := chunkScanner{b: data}
 	s.ws()
 	if s.lit("null") {
@@ -105,7 +93,7 @@ func scanChunk(data []byte, chat bool, text []byte, f *chunkFields) (_ []byte, o
 			}
 			seenChoices = true
 			var good bool
-			text, good = s.choices(chat, text, f)
+			text, good = s.choices(delta, text, f)
 			return good
 		case string(k) == "usage":
 			if seenUsage {
@@ -204,7 +192,7 @@ func (s *chunkScanner) object(member func(key []byte) bool) bool {
 
 // choices scans the value of "choices": null or an array of objects (or
 // nulls). The text of element 0 is appended to text.
-func (s *chunkScanner) choices(chat bool, text []byte, f *chunkFields) ([]byte, bool) {
+func (s *chunkScanner) choices(delta bool, text []byte, f *Message) ([]byte, bool) {
 	if s.lit("null") {
 		return text, true
 	}
@@ -214,7 +202,7 @@ func (s *chunkScanner) choices(chat bool, text []byte, f *chunkFields) ([]byte, 
 	if s.eat(']') {
 		return text, true
 	}
-	f.choices = true
+	f.Output = true
 	for idx := 0; ; idx++ {
 		switch s.peek() {
 		case 'n':
@@ -224,7 +212,7 @@ func (s *chunkScanner) choices(chat bool, text []byte, f *chunkFields) ([]byte, 
 		case '{':
 			s.i++
 			var ok bool
-			if text, ok = s.choice(chat, idx == 0, text); !ok {
+			if text, ok = s.choice(delta, idx == 0, text); !ok {
 				return text, false
 			}
 		default:
@@ -238,8 +226,8 @@ func (s *chunkScanner) choices(chat bool, text []byte, f *chunkFields) ([]byte, 
 }
 
 // choice scans one choice object whose '{' was consumed; with first set the
-// text (completions) or delta.content (chat) is appended to text.
-func (s *chunkScanner) choice(chat, first bool, text []byte) ([]byte, bool) {
+// text (or with delta set, delta.content) is appended to text.
+func (s *chunkScanner) choice(delta, first bool, text []byte) ([]byte, bool) {
 	var seenText, seenDelta bool
 	ok := s.object(func(k []byte) bool {
 		switch {
@@ -249,7 +237,7 @@ func (s *chunkScanner) choice(chat, first bool, text []byte) ([]byte, bool) {
 			}
 			seenText = true
 			var good bool
-			text, good = s.optString(text, first && !chat)
+			text, good = s.optString(text, first && !delta)
 			return good
 		case string(k) == "delta":
 			if seenDelta {
@@ -271,7 +259,7 @@ func (s *chunkScanner) choice(chat, first bool, text []byte) ([]byte, bool) {
 					}
 					seenContent = true
 					var good bool
-					text, good = s.optString(text, first && chat)
+					text, good = s.optString(text, first && delta)
 					return good
 				case foldEq(k, "content"):
 					return false
@@ -311,7 +299,7 @@ func (s *chunkScanner) optString(text []byte, keep bool) ([]byte, bool) {
 
 // usage scans the value of "usage": null or an object whose prompt_tokens
 // and completion_tokens are integers or null.
-func (s *chunkScanner) usage(f *chunkFields) bool {
+func (s *chunkScanner) usage(f *Message) bool {
 	if s.lit("null") {
 		return true
 	}
@@ -326,13 +314,13 @@ func (s *chunkScanner) usage(f *chunkFields) bool {
 				return false
 			}
 			seenPrompt = true
-			return s.optInt(&f.hasPrompt, &f.promptTokens)
+			return s.optInt(&f.HasPromptTokens, &f.PromptTokens)
 		case string(k) == "completion_tokens":
 			if seenCompletion {
 				return false
 			}
 			seenCompletion = true
-			return s.optInt(&f.hasCompletion, &f.completionTokens)
+			return s.optInt(&f.HasOutputTokens, &f.OutputTokens)
 		case foldEq(k, "prompt_tokens"), foldEq(k, "completion_tokens"):
 			return false
 		}

@@ -72,7 +72,7 @@ var oddChunks = []string{
 func decodeBoth(t *testing.T, data []byte, chat bool) (usedScanner bool) {
 	t.Helper()
 	prefix := []byte("prev|")
-	var fs, fj chunkFields
+	var fs, fj Message
 	textS, errS := decodeChunk(data, chat, append([]byte(nil), prefix...), &fs)
 	textJ, errJ := decodeChunkJSON(data, chat, append([]byte(nil), prefix...), &fj)
 	if (errS == nil) != (errJ == nil) || errS != nil && errS.Error() != errJ.Error() {
@@ -81,7 +81,7 @@ func decodeBoth(t *testing.T, data []byte, chat bool) (usedScanner bool) {
 	if fs != fj || !bytes.Equal(textS, textJ) {
 		t.Fatalf("%q chat=%v:\n got %+v %q\nwant %+v %q", data, chat, fs, textS, fj, textJ)
 	}
-	var f chunkFields
+	var f Message
 	_, ok := scanChunk(data, chat, nil, &f)
 	return ok
 }
@@ -113,20 +113,20 @@ func TestScanChunkFields(t *testing.T) {
 		doc  string
 		chat bool
 		text string
-		want chunkFields
+		want Message
 	}{
-		{realChunks[0], false, " tok", chunkFields{choices: true}},
-		{realChunks[2], false, "", chunkFields{hasPrompt: true, promptTokens: 12, hasCompletion: true, completionTokens: 64}},
-		{realChunks[4], true, " Hello", chunkFields{choices: true}},
-		{realChunks[4], false, "", chunkFields{choices: true}},
-		{realChunks[8], false, "emoji 😀 and lone \ufffd and \ufffd end", chunkFields{choices: true}},
-		{realChunks[9], false, "high then bad \ufffdx \ufffdA", chunkFields{choices: true}},
-		{realChunks[10], false, "UTF-8 😀 ünï and invalid \ufffd\ufffd bytes", chunkFields{choices: true}},
-		{realChunks[12], false, "a", chunkFields{choices: true}},
-		{realChunks[16], false, "", chunkFields{hasCompletion: true}},
+		{realChunks[0], false, " tok", Message{Output: true}},
+		{realChunks[2], false, "", Message{HasPromptTokens: true, PromptTokens: 12, HasOutputTokens: true, OutputTokens: 64}},
+		{realChunks[4], true, " Hello", Message{Output: true}},
+		{realChunks[4], false, "", Message{Output: true}},
+		{realChunks[8], false, "emoji 😀 and lone \ufffd and \ufffd end", Message{Output: true}},
+		{realChunks[9], false, "high then bad \ufffdx \ufffdA", Message{Output: true}},
+		{realChunks[10], false, "UTF-8 😀 ünï and invalid \ufffd\ufffd bytes", Message{Output: true}},
+		{realChunks[12], false, "a", Message{Output: true}},
+		{realChunks[16], false, "", Message{HasOutputTokens: true}},
 	}
 	for _, tt := range tests {
-		var f chunkFields
+		var f Message
 		text, ok := scanChunk([]byte(tt.doc), tt.chat, nil, &f)
 		if !ok || string(text) != tt.text || f != tt.want {
 			t.Errorf("scanChunk(%s, chat=%v) = %q %+v ok=%v, want %q %+v", tt.doc, tt.chat, text, f, ok, tt.text, tt.want)
@@ -151,12 +151,12 @@ func BenchmarkDecodeChunk(b *testing.B) {
 	data := []byte(realChunks[0])
 	for _, bc := range []struct {
 		name string
-		fn   func([]byte, bool, []byte, *chunkFields) ([]byte, error)
+		fn   func([]byte, bool, []byte, *Message) ([]byte, error)
 	}{{"scanner", decodeChunk}, {"encoding-json", decodeChunkJSON}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			text := make([]byte, 0, 64)
-			var f chunkFields
+			var f Message
 			for b.Loop() {
 				text, _ = bc.fn(data, false, text[:0], &f)
 			}

@@ -436,7 +436,11 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 		return false
 	}
 	st := c.startStream(rec)
-	err = r.readBody(t, now, st.message)
+	if c.kind.Stream {
+		err = r.readBody(t, now, st.message)
+	} else {
+		err = r.readWhole(t, now, st.message)
+	}
 	if err != nil {
 		err = bodyError(ctx, err)
 	}
@@ -838,6 +842,41 @@ func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func
 		}
 		_, rerr = r.read()
 		t = now()
+	}
+}
+
+// readWhole reads the whole body of a non-streaming response and calls fn
+// once with it and the time of the last read that brought body bytes (t,
+// the time of the read that completed the head, when that read brought
+// them all). Errors are readBody's.
+func (r *h1Response) readWhole(t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+	var rerr error
+	for {
+		n, err := r.decode()
+		r.s.end += n
+		if err != nil {
+			return err
+		}
+		if r.done {
+			fn(r.s.buf[r.s.start:r.s.end], t)
+			return nil
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				if r.mode == bodyClose {
+					r.done = true
+					fn(r.s.buf[r.s.start:r.s.end], t)
+					return nil
+				}
+				return io.ErrUnexpectedEOF
+			}
+			return rerr
+		}
+		var got int
+		got, rerr = r.read()
+		if got > 0 {
+			t = now()
+		}
 	}
 }
 

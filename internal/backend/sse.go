@@ -79,6 +79,35 @@ func readSSE(r io.Reader, now func() time.Duration, fn func(data []byte, t time.
 	}
 }
 
+// readWhole reads r to EOF and calls fn once with the whole body and the
+// time of the last read that returned bytes (the time of the final read
+// when there were none): a non-streaming response is one message, received
+// when its last byte arrived. The body is read into an ssePool buffer, so
+// fn must not retain it. The returned error is the read error, nil at EOF.
+func readWhole(r io.Reader, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+	var s sseReader
+	s.init()
+	defer s.release()
+	var t time.Duration
+	for {
+		if s.end == len(s.buf) {
+			s.makeRoom()
+		}
+		n, err := r.Read(s.buf[s.end:])
+		if n > 0 || err != nil && s.end == 0 {
+			t = now()
+		}
+		s.end += n
+		if err == io.EOF {
+			fn(s.buf[:s.end], t)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // init readies s with a buffer from ssePool; release returns it.
 func (s *sseReader) init() {
 	pb := ssePool.Get().(*[]byte)

@@ -56,8 +56,8 @@ func checkRun(sc *scenario.Scenario) error {
 	if !ok {
 		return unsupported("unknown backend %q", name)
 	}
-	if !kind.Supported {
-		return unsupported("backend %q is not supported by vbench yet (supported: vllm, openai, openai-chat)", name)
+	if !kind.Supported() {
+		return unsupported("%s", backend.UnsupportedMessage(name))
 	}
 	// The URL is the base (the simulator's, or http://host:port, neither of
 	// which ends with a suffix) followed by the endpoint.
@@ -65,7 +65,7 @@ func checkRun(sc *scenario.Scenario) error {
 	if sc.Target.Simulator == nil && sc.Target.BaseURL != "" {
 		url = strings.TrimSuffix(sc.Target.BaseURL, "/") + url
 	}
-	if !strings.HasSuffix(url, kind.URLSuffix) && !strings.HasSuffix(url, "profile") {
+	if !kind.AcceptsURL(url) {
 		return unsupported("target.endpoint %q: the %s URL must end with one of: {'%s', 'profile'} (e.g. /v1/%s)",
 			sc.Target.Endpoint, kind.APIName, kind.URLSuffix, kind.URLSuffix)
 	}

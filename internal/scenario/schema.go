@@ -23,6 +23,8 @@ type compiledSchema struct {
 	def cue.Value
 	// version is #Version.
 	version string
+	// backends are the backend enumerations.
+	backends schemaBackends
 	// files are the schema's source files.
 	files map[*token.File]bool
 	// defaults holds, per schema file, the byte ranges of the default
@@ -82,6 +84,9 @@ var (
 		cs.version, err = v.LookupPath(cue.MakePath(cue.Def("#Version"))).String()
 		if err != nil {
 			return nil, fmt.Errorf("embedded schema: #Version: %w", err)
+		}
+		if cs.backends, err = readBackends(v); err != nil {
+			return nil, err
 		}
 		return cs, nil
 	})

@@ -11,10 +11,6 @@ import (
 	"cuelang.org/go/cue"
 )
 
-// openAICompatible are the backends that accept sampling parameters
-// (vLLM's OPENAI_COMPATIBLE_BACKENDS).
-var openAICompatible = []string{"vllm", "openai", "openai-chat"}
-
 // relativeLimit is a gate limit such as "5%" or "2.5%".
 var relativeLimit = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?%$`)
 
@@ -62,11 +58,11 @@ func (s *Scenario) Validate() error {
 		}
 	}
 
-	if s.Dataset.TimedTrace != nil && backend != "vllm" && backend != "openai" {
-		add(fmt.Sprintf("dataset timed_trace needs backend vllm or openai, got %q", backend), "target", "backend")
+	if completions := CompletionsBackends(); s.Dataset.TimedTrace != nil && !slices.Contains(completions, backend) {
+		add(fmt.Sprintf("dataset timed_trace needs backend %s, got %q", orList(completions), backend), "target", "backend")
 	}
-	if set := s.Sampling.parameters(); len(set) > 0 && !slices.Contains(openAICompatible, backend) {
-		add(fmt.Sprintf("sampling.%s needs backend vllm, openai or openai-chat, got %q", strings.Join(set, ", sampling."), backend), "sampling", set[0])
+	if set, compatible := s.Sampling.parameters(), OpenAICompatibleBackends(); len(set) > 0 && !slices.Contains(compatible, backend) {
+		add(fmt.Sprintf("sampling.%s needs backend %s, got %q", strings.Join(set, ", sampling."), orList(compatible), backend), "sampling", set[0])
 	}
 
 	for _, k := range slices.Sorted(maps.Keys(s.Metrics.Goodput)) {
