@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,6 +132,9 @@ func LoadResult(path string, samples bool) (*Result, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", rp, err)
 				}
+				// A streamed file holds the records in completion order;
+				// the samples are in request order.
+				slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
 				res.Samples = samplesFromRecords(recs, intArray(obj, "output_lens"))
 			} else if !errors.Is(err, os.ErrNotExist) {
 				return nil, err

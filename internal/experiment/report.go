@@ -1,8 +1,9 @@
 package experiment
 
 import (
-	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,10 +32,62 @@ type vbenchInfo struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
+// runFiles are a run's output files, named before the run starts.
+type runFiles struct {
+	// date is the result's "date" and the stamp in its default file name.
+	date string
+	// result is the result JSON ("" when the result is not saved).
+	result string
+	// records is the per-request JSONL ("" when none is written).
+	records string
+	// ramp is the result's ramp-up settings (nil without ramp-up).
+	ramp *report.RampUp
+}
+
+// planFiles names a run's output files, stamped with now: the result JSON
+// when the scenario saves (or appends) it, and next to it the per-request
+// records when output.records is set outside argv mode without extras.
+func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvMode) runFiles {
+	o := sc.Output
+	f := runFiles{date: now.Format("20060102-150405")}
+	if r := sc.Load.RampUp; r != nil {
+		f.ramp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
+	}
+	if !o.SaveResult && !o.AppendResult {
+		return f
+	}
+	f.result = report.ResultFileName(report.FileNameInput{
+		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
+		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: modelID, Date: f.date, RampUp: f.ramp,
+		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
+	})
+	if o.Records && argv.extras() {
+		f.records = recordsPath(f.result)
+	}
+	return f
+}
+
+// createRecords creates the run's records file at path, with its header:
+// this host, shard 0/1, the scenario's hash and (redacted) text, and this
+// vbench's version; the run fills in its start.
+func createRecords(sc *scenario.Scenario, path string) (*record.FileSink, error) {
+	host, _ := os.Hostname()
+	text, err := json.Marshal(sc.Redacted())
+	if err != nil {
+		return nil, fmt.Errorf("writing the records: %w", err)
+	}
+	f, err := record.CreateFile(path, record.Header{Host: host, Shard: "0/1", ScenarioHash: sc.Hash(), Version: version.Version, Scenario: text})
+	if err != nil {
+		return nil, fmt.Errorf("writing the records: %w", err)
+	}
+	return f, nil
+}
+
 // writeReports prints the failure lines and the result block, then writes
-// the result JSON and the per-request JSONL when the scenario asks.
-// planned is the number of requests the run was to send.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, end time.Time, env Env, out *Outcome) error {
+// the result JSON when the scenario asks, unless recErr says the records
+// it would name were not all written. planned is the number of requests
+// the run was to send.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, recErr error, env Env, out *Outcome) error {
 	if err := report.WriteMetricsNotes(env.Stdout, sum); err != nil {
 		return err
 	}
@@ -46,24 +99,14 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return err
 	}
 	o := sc.Output
-	if !o.SaveResult && !o.AppendResult {
+	path, date, ramp := files.result, files.date, files.ramp
+	if path == "" {
 		return nil
 	}
-	date := end.Format("20060102-150405")
-	var ramp *report.RampUp
-	if r := sc.Load.RampUp; r != nil {
-		ramp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
-	}
-	path := report.ResultFileName(report.FileNameInput{
-		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
-		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: tgt.modelID, Date: date, RampUp: ramp,
-		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
-	})
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
-	writeRecords := o.Records && env.Argv.extras()
-	if writeRecords {
-		out.RecordsPath = recordsPath(path)
+	if files.records != "" {
+		out.RecordsPath = files.records
 		info.Records = filepath.Base(out.RecordsPath)
 	}
 	data, err := report.MarshalResult(report.ResultInput{
@@ -77,16 +120,9 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	if err != nil {
 		return fmt.Errorf("building the result JSON: %w", err)
 	}
-	// The records first: the result names them, so it must not exist
-	// without them.
-	if writeRecords {
-		var b bytes.Buffer
-		if err := record.WriteJSONL(&b, res.Records); err != nil {
-			return err
-		}
-		if err := report.WriteResultFile(out.RecordsPath, b.Bytes(), false); err != nil {
-			return fmt.Errorf("writing the records: %w", err)
-		}
+	// The result names the records, so it must not exist without them.
+	if recErr != nil {
+		return recErr
 	}
 	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
 		return fmt.Errorf("writing the result: %w", err)

@@ -121,11 +121,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	}
 	if n := sc.Load.NumWarmups; n > 0 {
 		fmt.Fprintf(env.Stdout, "Warming up with %d requests...\n", n)
-		warm := make([]backend.Prepared, n)
-		for i := range warm {
-			warm[i] = probe[0]
-		}
-		sendAll(ctx, client, warm, maxConc)
+		sendAll(ctx, client, probe[0], n, maxConc)
 		fmt.Fprintln(env.Stdout, "Warmup run completed.")
 	}
 
@@ -152,21 +148,10 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 		return nil, err
 	}
 
-	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
-	}
-	// Collect the dataset's garbage now rather than during the run.
-	runtime.GC()
-	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
-	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, OnDone: progress.done},
-		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
-			client.Send(ctx, &prepared[i], rec, now)
-		}))
-	progress.finish()
-	end := env.Now()
-
-	sum := metrics.Compute(res.Records, res.Duration, metrics.Options{
+	// The output files are named, and the records file opened, before the
+	// run: the records stream into it as they complete.
+	files := planFiles(sc, tgt.modelID, env.Now(), env.Argv)
+	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
@@ -174,10 +159,39 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 	})
+	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
+	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
+	var recFile *record.FileSink
+	if files.records != "" {
+		if recFile, err = createRecords(sc, files.records); err != nil {
+			return nil, err
+		}
+		sinks = append([]run.Sink{recFile}, sinks...)
+	}
+
+	// Open the connections the first wave will use before the clock starts.
+	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
+		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
+	}
+	// Collect the dataset's garbage now rather than during the run.
+	runtime.GC()
+	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks},
+		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			client.Send(ctx, &prepared[i], rec, now)
+		}))
+	progress.finish()
+	var recErr error
+	if recFile != nil {
+		if recErr = recFile.Close(); recErr != nil {
+			recErr = fmt.Errorf("writing the records: %w", recErr)
+		}
+	}
+
+	sum := acc.Close(res.Duration)
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), end, env, out)
+	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
 	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
 	healthOut := env.Stdout
 	if !env.Argv.extras() {
@@ -265,7 +279,7 @@ func readyCheck(ctx context.Context, sc *scenario.Scenario, c *backend.Client, p
 	fmt.Fprintf(env.Stdout, "Waiting for endpoint to become up in %d seconds\n", sc.Load.ReadyCheckTimeoutSec)
 	deadline := time.Now().Add(timeout)
 	for {
-		rec := sendAll(ctx, c, probe, 0)[0]
+		rec := sendAll(ctx, c, probe[0], 1, 0)[0]
 		if rec.Success {
 			fmt.Fprintln(env.Stdout, "Initial test run completed.")
 			return nil

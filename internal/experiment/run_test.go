@@ -125,7 +125,9 @@ metrics: {percentile_metrics: ["ttft", "e2el"], metric_percentiles: [50, 99.9]}`
 }
 
 func TestRunRecordsAndTrace(t *testing.T) {
+	before := time.Now()
 	out, _, err := runScenario(t, base)
+	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +175,25 @@ func TestRunRecordsAndTrace(t *testing.T) {
 	}
 	if res.VBench.Records != filepath.Base(out.RecordsPath) {
 		t.Errorf("records %q", res.VBench.Records)
+	}
+	// The records file starts with its header: the run's scenario, shard
+	// and start, which dates every record.
+	rf, err := record.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rf.Header
+	if h == nil {
+		t.Fatal("no header line")
+	}
+	if h.ScenarioHash != res.VBench.ScenarioHash || h.Shard != "0/1" || h.Version == "" || h.Format != record.Format {
+		t.Errorf("header %+v", h)
+	}
+	if hsc, err := scenario.LoadBytes("header.json", h.Scenario, scenario.Options{}); err != nil || hsc.Hash() != h.ScenarioHash {
+		t.Errorf("header scenario: %v", err)
+	}
+	if st := h.StartTime(); st.Before(before) || st.After(after) {
+		t.Errorf("header start %v (%s)", st, h.Start)
 	}
 }
 

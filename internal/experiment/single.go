@@ -17,6 +17,7 @@ import (
 
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -122,30 +123,12 @@ func requestIDPrefix(sc *scenario.Scenario) string {
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
-// sendAll sends reqs concurrently (at most limit at once, 0 = all) and
-// returns their records; used for warmups and the ready check.
-func sendAll(ctx context.Context, c *backend.Client, reqs []backend.Prepared, limit int) []*record.Record {
-	recs := make([]*record.Record, len(reqs))
-	done := make(chan struct{}, len(reqs))
-	var sem chan struct{}
-	if limit > 0 {
-		sem = make(chan struct{}, limit)
-	}
-	start := time.Now()
-	now := func() time.Duration { return time.Since(start) }
-	for i := range reqs {
-		recs[i] = &record.Record{Index: i}
-		go func() {
-			defer func() { done <- struct{}{} }()
-			if sem != nil {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-			}
-			c.Send(ctx, &reqs[i], recs[i], now)
-		}()
-	}
-	for range reqs {
-		<-done
-	}
-	return recs
+// sendAll sends req n times through the dispatcher, all released at once
+// with at most limit in flight (0 = all), and returns their records; used
+// for warmups and the ready check.
+func sendAll(ctx context.Context, c *backend.Client, req backend.Prepared, n, limit int) []*record.Record {
+	return run.Run(ctx, run.Plan{Offsets: make([]time.Duration, n), MaxConcurrency: limit},
+		run.SenderFunc(func(ctx context.Context, _ int, rec *record.Record, now func() time.Duration) {
+			c.Send(ctx, &req, rec, now)
+		})).Records
 }
