@@ -17,6 +17,7 @@ import (
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/tokenizer"
 	"github.com/vbench/vbench/internal/sim"
 )
 
@@ -329,5 +330,78 @@ func TestFirstWave(t *testing.T) {
 		if got := firstWave(sc, tt.n, maxConc); got != tt.want {
 			t.Errorf("%s: firstWave = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A records file alone folds into the run's summary: the same counts and
+// latency statistics; only the duration (and so the rates) may differ, as
+// the file does not hold the run's end.
+func TestFoldRecords(t *testing.T) {
+	out, _, err := runScenario(t, base+"\nmetrics: {percentile_metrics: [\"ttft\", \"tpot\", \"itl\", \"e2el\"], metric_percentiles: [50, 99]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FoldRecords(out.RecordsPath, countTokens(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := f.Summary, out.Summary
+	if f.Truncated || len(f.Records) != 12 || f.Scenario == nil || f.Scenario.Hash() != f.Header.ScenarioHash {
+		t.Fatalf("fold: truncated %v, %d records, header %+v", f.Truncated, len(f.Records), f.Header)
+	}
+	if f.Duration <= 0 || f.Duration.Seconds() > want.Duration {
+		t.Errorf("fold duration %v, run's %v s", f.Duration, want.Duration)
+	}
+	if got.Completed != want.Completed || got.Failed != want.Failed || got.TotalInput != want.TotalInput ||
+		got.TotalOutput != want.TotalOutput || got.MaxConcurrentRequests != want.MaxConcurrentRequests ||
+		!reflect.DeepEqual(got.Metrics, want.Metrics) || !reflect.DeepEqual(got.Latencies, want.Latencies) ||
+		!reflect.DeepEqual(got.ITLs, want.ITLs) {
+		t.Errorf("folded summary differs:\n got %+v\nwant %+v", got, want)
+	}
+	if len(got.Metrics) != 4 {
+		t.Errorf("metrics %+v", got.Metrics)
+	}
+	for i, r := range f.Records {
+		if r.Index != i {
+			t.Fatalf("record %d has index %d: not in request order", i, r.Index)
+		}
+	}
+
+	// A file cut in the middle of its last line folds without that record.
+	data, err := os.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.records.jsonl")
+	if err := os.WriteFile(cut, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err = FoldRecords(cut, countTokens(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Truncated || len(f.Records) != 11 || f.Summary.Completed != 11 {
+		t.Errorf("cut file: truncated %v, %d records, completed %d", f.Truncated, len(f.Records), f.Summary.Completed)
+	}
+
+	// Files without a header or records cannot be folded.
+	noHeader := filepath.Join(t.TempDir(), "old.records.jsonl")
+	if err := os.WriteFile(noHeader, []byte("{\"index\": 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FoldRecords(noHeader, nil); err == nil || !strings.Contains(err.Error(), "no header line") {
+		t.Errorf("no header: %v", err)
+	}
+	headerOnly := filepath.Join(t.TempDir(), "empty.records.jsonl")
+	first, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(headerOnly, []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FoldRecords(headerOnly, nil); err == nil || !strings.Contains(err.Error(), "no records") {
+		t.Errorf("header only: %v", err)
 	}
 }
