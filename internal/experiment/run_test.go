@@ -17,8 +17,8 @@ import (
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
-	"github.com/vbench/vbench/internal/tokenizer"
 	"github.com/vbench/vbench/internal/sim"
+	"github.com/vbench/vbench/internal/tokenizer"
 )
 
 // vLLM's result keys (reference §9.2) for a generation run with the
