@@ -1,3 +1,6 @@
+// Package experiment executes the shapes of a scenario: sweeps, repeats
+// and comparisons expand into single runs (made by internal/pipeline), whose
+// results are then summarised, compared and gated.
 package experiment
 
 import (
@@ -10,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 // Options are an experiment's command-line switches.
@@ -21,6 +26,31 @@ type Options struct {
 	Resume bool
 	// DryRun lists the runs and their result files instead of running them.
 	DryRun bool
+}
+
+// ErrUnsupported is wrapped by the errors of Check: the scenario is valid
+// against the schema but asks for something vbench cannot run (yet).
+var ErrUnsupported = pipeline.ErrUnsupported
+
+// Check reports, before anything runs, what in a schema-valid scenario
+// vbench cannot run: a dataset other than random, a backend vbench does not
+// implement, or an endpoint that does not end with the backend's URL
+// suffix (or "profile"). An experiment is checked run by run. Its errors
+// wrap ErrUnsupported.
+func Check(sc *scenario.Scenario) error {
+	if IsExperiment(sc) {
+		plan, err := Expand(sc)
+		if err != nil {
+			return err
+		}
+		for i := range plan.Runs {
+			if err := pipeline.CheckRun(plan.Runs[i].Scenario); err != nil {
+				return pipeline.Unsupportedf("run %s: %v", plan.Runs[i].Label, err)
+			}
+		}
+		return nil
+	}
+	return pipeline.CheckRun(sc)
 }
 
 // ErrGateFailed is returned (wrapped) when a comparison gate failed.
@@ -52,7 +82,7 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		}
 		ov.begin(i, run.Label)
 		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
-		if _, err := runOne(ctx, run.Scenario, env, &run.Info); err != nil {
+		if _, err := pipeline.RunInExperiment(ctx, run.Scenario, env, &run.Info); err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}
 	}

@@ -1,7 +1,4 @@
-// Package experiment executes scenarios: it resolves a scenario into its
-// dataset, backend and schedule stages, runs them, and writes the reports.
-// Sweeps, repeats and comparisons expand into single runs here.
-package experiment
+package pipeline
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"context"
@@ -32,9 +32,12 @@ type Outcome struct {
 	Interrupted bool
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
+	// ResultJSON is the result JSON document the run saved (nil when not
+	// saved): experiments summarise from it without reading the file back.
+	ResultJSON []byte
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
-	experiment *RunInfo
+	experiment any
 }
 
 // Run executes one scenario run end to end: tokenizer, target, dataset,
@@ -45,13 +48,20 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	return runOne(ctx, sc, env, nil)
 }
 
+// RunInExperiment is Run for one run of an experiment: exp (a JSON value,
+// not nil) is saved as the "experiment" member of the result's "vbench"
+// object.
+func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
+	return runOne(ctx, sc, env, exp)
+}
+
 // runOne is Run for one run of an experiment: exp, when not nil, is saved
 // as the "experiment" member of the result's "vbench" object.
-func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (*Outcome, error) {
+func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
-	if err := Check(sc); err != nil {
+	if err := checkRun(sc); err != nil {
 		return nil, err
 	}
 	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)

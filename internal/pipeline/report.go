@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ type vbenchInfo struct {
 	Scenario     *scenario.Scenario `json:"scenario"`
 	Records      string             `json:"records,omitempty"`
 	// Experiment places the run in its experiment (sweep, repeat, compare).
-	Experiment *RunInfo `json:"experiment,omitempty"`
+	Experiment any `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
 	// Interrupted marks a run cancelled before it finished: its requests

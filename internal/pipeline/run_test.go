@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"bytes"
@@ -259,9 +259,16 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 	if !out.Interrupted || len(out.Records) == 0 || len(out.Records) == 20 {
 		t.Fatalf("interrupted=%v with %d records", out.Interrupted, len(out.Records))
 	}
-	if res, err := LoadResult(out.ResultPath, false); err != nil {
+	var res struct {
+		VBench struct {
+			Interrupted bool `json:"interrupted"`
+		} `json:"vbench"`
+	}
+	if b, err := os.ReadFile(out.ResultPath); err != nil {
 		t.Errorf("reading the result: %v", err)
-	} else if !res.Interrupted {
+	} else if err := json.Unmarshal(b, &res); err != nil {
+		t.Errorf("reading the result: %v", err)
+	} else if !res.VBench.Interrupted {
 		t.Errorf("result not marked interrupted")
 	}
 	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
