@@ -71,6 +71,9 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		return nil, writeDryRun(env.Stdout, plan, opt.Resume)
 	}
 	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
+	// The results of the runs made now, in plan order (nil for the runs
+	// --resume skipped, which are read back from their files).
+	made := make([]*Outcome, len(plan.Runs))
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
 		if opt.Resume {
@@ -82,11 +85,13 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		}
 		ov.begin(i, run.Label)
 		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
-		if _, err := pipeline.RunInExperiment(ctx, run.Scenario, env, &run.Info); err != nil {
+		out, err := pipeline.RunInExperiment(ctx, run.Scenario, env, &run.Info)
+		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}
+		made[i] = out
 	}
-	sum, err := summarizePlan(plan)
+	sum, err := summarizePlan(plan, made)
 	if err != nil {
 		return nil, err
 	}
@@ -102,13 +107,21 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 	return sum, GateError(sum)
 }
 
-// summarizePlan reads the plan's results back and summarises them.
-func summarizePlan(plan *Plan) (*report.ExperimentSummary, error) {
+// summarizePlan summarises the plan's results: those of the runs made
+// now from memory (made[i], nil for a run not made now), the others read
+// back from their files.
+func summarizePlan(plan *Plan, made []*Outcome) (*report.ExperimentSummary, error) {
 	samples := needSamples(&plan.Spec)
 	var results []*Result
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
-		res, err := LoadResult(run.Path, samples)
+		var res *Result
+		var err error
+		if i < len(made) && made[i] != nil {
+			res, err = resultOf(made[i], samples)
+		} else {
+			res, err = LoadResult(run.Path, samples)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading the result of run %d (%s): %w", i+1, run.Label, err)
 		}

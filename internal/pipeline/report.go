@@ -127,7 +127,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
 		return fmt.Errorf("writing the result: %w", err)
 	}
-	out.ResultPath = path
+	out.ResultPath, out.ResultJSON = path, data
 	fmt.Fprintf(env.Stderr, "Result written to %s\n", path)
 	return nil
 }
