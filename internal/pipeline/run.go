@@ -64,11 +64,12 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if err := checkRun(sc); err != nil {
 		return nil, err
 	}
-	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)
+	ep := newEndpoint(sc)
+	tok, tokName, err := loadTokenizerEnv(ctx, sc, env, ep)
 	if err != nil {
 		return nil, err
 	}
-	tgt, err := resolveTarget(ctx, sc, tok, env)
+	tgt, err := resolveTarget(ctx, sc, tok, env, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +262,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		for _, w := range info.Warnings() {
 			fmt.Fprintln(env.Stderr, w)
 		}
-		api, err := backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
+		api, err := tgt.ep.serverAPI(tgt.modelID)
 		if err != nil {
 			return nil, err
 		}

@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
@@ -44,11 +41,45 @@ type target struct {
 	modelName string // payload "model"
 	modelID   string // tokenizer default and result model_id
 	closeSim  func()
+	ep        *endpoint
+}
+
+// endpoint is a run's server: its base URL, derived once (when the
+// built-in simulator starts, for a simulator target), and its server-API
+// client (/v1/models, /tokenize, /detokenize), made once on first use and
+// shared by the tokenizer, the model lookup and the dataset's alignment.
+type endpoint struct {
+	sc   *scenario.Scenario
+	base string
+	api  *backend.ServerAPI
+}
+
+// newEndpoint is the endpoint of sc: its base URL is known now for a
+// server target, and set by resolveTarget for the simulator.
+func newEndpoint(sc *scenario.Scenario) *endpoint {
+	e := &endpoint{sc: sc}
+	if sc.Target.Simulator == nil {
+		e.base = serverBase(sc)
+	}
+	return e
+}
+
+// serverAPI is the server-API client, sending model with /tokenize.
+func (e *endpoint) serverAPI(model string) (*backend.ServerAPI, error) {
+	if e.api == nil {
+		t := e.sc.Target
+		api, err := backend.NewServerAPI(e.base, "", t.Headers, t.Insecure, t.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		e.api = api
+	}
+	return e.api.WithModel(model), nil
 }
 
 // resolveTarget starts the built-in simulator when the scenario asks for
 // it, and settles the model name and id (asking /v1/models when unset).
-func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, env Env) (*target, error) {
+func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, env Env, ep *endpoint) (*target, error) {
 	t := &target{closeSim: func() {}}
 	if s := sc.Target.Simulator; s != nil {
 		cfg := sim.DefaultConfig()
@@ -69,13 +100,10 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		if err != nil {
 			return nil, fmt.Errorf("starting the built-in simulator: %w", err)
 		}
-		t.base = srv.URL()
+		ep.base = srv.URL()
 		t.closeSim = func() { _ = srv.Close() }
-	} else if sc.Target.BaseURL != "" {
-		t.base = strings.TrimSuffix(sc.Target.BaseURL, "/")
-	} else {
-		t.base = "http://" + net.JoinHostPort(sc.Target.Host, strconv.Itoa(sc.Target.Port))
 	}
+	t.base, t.ep = ep.base, ep
 	t.apiURL = t.base + sc.Target.Endpoint
 	t.modelID = sc.Target.Model
 	t.modelName = sc.Target.Model
@@ -84,7 +112,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 	}
 	if t.modelID == "" {
 		fmt.Fprintln(env.Stdout, "Model not specified, fetching first model from server...")
-		api, err := backend.NewServerAPI(t.base, "", sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+		api, err := ep.serverAPI("")
 		if err != nil {
 			t.closeSim()
 			return nil, err
