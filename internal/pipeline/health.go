@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/vbench/vbench/internal/run"
@@ -79,9 +78,4 @@ func healthLines(h run.Health) string {
 			strings.Join(h.Reasons, "; "))
 	}
 	return b.String()
-}
-
-// writeHealth prints healthLines(h) to w.
-func writeHealth(w io.Writer, h run.Health) {
-	_, _ = io.WriteString(w, healthLines(h))
 }

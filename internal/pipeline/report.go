@@ -88,10 +88,7 @@ func createRecords(sc *scenario.Scenario, path string) (*record.FileSink, error)
 // it would name were not all written. planned is the number of requests
 // the run was to send.
 func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, recErr error, env Env, out *Outcome) error {
-	if err := report.WriteMetricsNotes(env.Stdout, sum); err != nil {
-		return err
-	}
-	if err := report.WriteConsole(env.Stdout, report.ConsoleInput{
+	if err := env.observer().Result(report.ConsoleInput{
 		Summary:        sum,
 		MaxConcurrency: sc.Load.MaxConcurrency,
 		RequestRate:    float64(sc.Load.RequestRate),
@@ -128,7 +125,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return fmt.Errorf("writing the result: %w", err)
 	}
 	out.ResultPath, out.ResultJSON = path, data
-	fmt.Fprintf(env.Stderr, "Result written to %s\n", path)
+	env.observer().Saved(path)
 	return nil
 }
 

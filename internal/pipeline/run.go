@@ -93,8 +93,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	}
 
 	extra := samplingBody(sc)
+	obs := env.observer()
 	if sc.Sampling.Temperature == nil {
-		fmt.Fprintln(env.Stdout, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+		obs.Message("WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
 	}
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {
@@ -126,34 +127,22 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 		return nil, err
 	}
 
-	fmt.Fprintln(env.Stdout, "Starting initial single prompt test run...")
+	obs.ReadyCheck(report.ReadyStarting, 0)
 	if err := readyCheck(ctx, sc, client, probe, env); err != nil {
 		return nil, err
 	}
 	if n := sc.Load.NumWarmups; n > 0 {
-		fmt.Fprintf(env.Stdout, "Warming up with %d requests...\n", n)
+		obs.Warmup(n, false)
 		sendAll(ctx, client, probe[0], n, maxConc)
-		fmt.Fprintln(env.Stdout, "Warmup run completed.")
+		obs.Warmup(n, true)
 	}
 
-	fmt.Fprintln(env.Stdout, "Starting main benchmark run...")
 	spec := scheduleSpec(sc)
+	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc}
 	if r := sc.Load.RampUp; r != nil {
-		fmt.Fprintf(env.Stdout, "Traffic ramp-up strategy: %s.\n", r.Strategy)
-		fmt.Fprintf(env.Stdout, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
-	} else {
-		fmt.Fprintf(env.Stdout, "Traffic request rate: %s\n", report.PyFloatRepr(float64(sc.Load.RequestRate)))
+		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
-	shape := "(Gamma distribution)"
-	if sc.Load.Burstiness == 1 {
-		shape = "(Poisson process)"
-	}
-	fmt.Fprintf(env.Stdout, "Burstiness factor: %s %s\n", report.PyFloatRepr(float64(sc.Load.Burstiness)), shape)
-	if maxConc > 0 {
-		fmt.Fprintf(env.Stdout, "Maximum request concurrency: %d\n", maxConc)
-	} else {
-		fmt.Fprintln(env.Stdout, "Maximum request concurrency: None")
-	}
+	obs.Traffic(traffic)
 	offsets, err := schedule.Offsets(spec, len(prepared), uint32(sc.Seed))
 	if err != nil {
 		return nil, err
@@ -182,7 +171,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 
 	// Open the connections the first wave will use before the clock starts.
 	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
+		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.
 	runtime.GC()
@@ -203,12 +192,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
-	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
-	healthOut := env.Stdout
-	if !env.Argv.extras() {
-		healthOut = env.Stderr
-	}
-	writeHealth(healthOut, out.Health)
+	obs.Health(healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
@@ -258,9 +242,9 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		if err != nil {
 			return nil, fmt.Errorf("dataset random: %w", err)
 		}
-		fmt.Fprintln(env.Stderr, info.SamplingMessage())
+		env.observer().Diagnostic(info.SamplingMessage())
 		for _, w := range info.Warnings() {
-			fmt.Fprintln(env.Stderr, w)
+			env.observer().Diagnostic(w)
 		}
 		api, err := tgt.ep.serverAPI(tgt.modelID)
 		if err != nil {
@@ -271,7 +255,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 			return nil, fmt.Errorf("aligning prompts with the server tokenizer: %w", err)
 		}
 		if msg := res.Message(); msg != "" {
-			fmt.Fprintln(env.Stdout, msg)
+			env.observer().Message(msg)
 		}
 		return reqs, nil
 	default:
@@ -284,15 +268,15 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 func readyCheck(ctx context.Context, sc *scenario.Scenario, c *backend.Client, probe []backend.Prepared, env Env) error {
 	timeout := time.Duration(sc.Load.ReadyCheckTimeoutSec) * time.Second
 	if timeout <= 0 {
-		fmt.Fprintln(env.Stdout, "Skipping endpoint ready check.")
+		env.observer().ReadyCheck(report.ReadySkipped, 0)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Waiting for endpoint to become up in %d seconds\n", sc.Load.ReadyCheckTimeoutSec)
+	env.observer().ReadyCheck(report.ReadyWaiting, sc.Load.ReadyCheckTimeoutSec)
 	deadline := time.Now().Add(timeout)
 	for {
 		rec := sendAll(ctx, c, probe[0], 1, 0)[0]
 		if rec.Success {
-			fmt.Fprintln(env.Stdout, "Initial test run completed.")
+			env.observer().ReadyCheck(report.ReadyDone, 0)
 			return nil
 		}
 		if time.Now().Add(5*time.Second).After(deadline) || ctx.Err() != nil {
@@ -346,12 +330,4 @@ func firstError(recs []*record.Record) string {
 		}
 	}
 	return "none"
-}
-
-// pyNum formats a ramp-up rate as vLLM prints its int flags.
-func pyNum(f float64) string {
-	if f == math.Trunc(f) {
-		return fmt.Sprintf("%d", int64(f))
-	}
-	return report.PyFloatRepr(f)
 }

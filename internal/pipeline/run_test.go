@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -410,5 +411,65 @@ func TestFoldRecords(t *testing.T) {
 	}
 	if _, err := FoldRecords(headerOnly, nil); err == nil || !strings.Contains(err.Error(), "no records") {
 		t.Errorf("header only: %v", err)
+	}
+}
+
+// eventLog is a RunObserver that logs each event's kind.
+type eventLog struct{ events []string }
+
+func (l *eventLog) Message(text string)    { l.events = append(l.events, "message") }
+func (l *eventLog) Diagnostic(text string) { l.events = append(l.events, "diagnostic") }
+func (l *eventLog) ReadyCheck(step report.ReadyStep, _ int) {
+	l.events = append(l.events, fmt.Sprintf("ready %d", step))
+}
+func (l *eventLog) Warmup(n int, done bool) {
+	l.events = append(l.events, fmt.Sprintf("warmup %d %v", n, done))
+}
+func (l *eventLog) Traffic(t report.Traffic) {
+	l.events = append(l.events, fmt.Sprintf("traffic %d", t.MaxConcurrency))
+}
+func (l *eventLog) Result(in report.ConsoleInput) error {
+	l.events = append(l.events, fmt.Sprintf("result %d", in.Summary.Completed))
+	return nil
+}
+func (l *eventLog) Saved(path string)  { l.events = append(l.events, "saved "+filepath.Base(path)) }
+func (l *eventLog) Health(text string) { l.events = append(l.events, "health") }
+
+// A run tells its observer what it does instead of printing: with an
+// observer nothing reaches stdout or stderr.
+func TestRunObserver(t *testing.T) {
+	src := base + "load: {num_warmups: 2, ready_check_timeout_sec: 5}\noutput: disable_tqdm: true\n"
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(src), scenario.Options{Sets: []string{`output.result_dir="` + dir + `"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, silent := range []bool{true, false} {
+		var stdout, stderr bytes.Buffer
+		log := &eventLog{}
+		env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Now: time.Now, Observer: log}
+		if silent {
+			env.Observer = report.Silent{}
+		}
+		out, err := Run(context.Background(), sc, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout.Len() != 0 || stderr.Len() != 0 {
+			t.Errorf("silent %v: stdout %q, stderr %q", silent, stdout.String(), stderr.String())
+		}
+		if out.Summary.Completed != 12 {
+			t.Errorf("completed %d", out.Summary.Completed)
+		}
+		if silent {
+			continue
+		}
+		got := strings.Join(log.events, ", ")
+		if want := "ready 0, ready 2, ready 3, warmup 2 false, warmup 2 true, traffic 4, result 12, saved r.json, health"; !strings.HasSuffix(got, want) {
+			t.Errorf("events\n %s\nwant them to end with\n %s", got, want)
+		}
+		if !strings.HasPrefix(got, "diagnostic, diagnostic") {
+			t.Errorf("events %s: want the tokenizer and sampling diagnostics first", got)
+		}
 	}
 }

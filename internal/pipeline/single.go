@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
@@ -29,6 +31,33 @@ type Env struct {
 	Now func() time.Time
 	// Argv, when set, runs in vbench serve's argv mode (see ArgvMode).
 	Argv *ArgvMode
+	// Observer, when set, is told what the run does instead of the
+	// console (a report.Console on Stdout and Stderr); report.Silent{}
+	// makes the run silent. The progress bar is drawn on Stderr either
+	// way (output.disable_tqdm turns it off).
+	Observer report.RunObserver
+}
+
+// observer is the run's observer: env.Observer, else the console.
+func (env Env) observer() report.RunObserver {
+	if env.Observer != nil {
+		return env.Observer
+	}
+	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
+	return &report.Console{Stdout: env.Stdout, Stderr: env.Stderr, HealthToStderr: !env.Argv.extras()}
+}
+
+// lineWriter writes whole lines to an observer's Message or Diagnostic.
+type lineWriter func(text string)
+
+// Write passes each line of p (without its newline) to w.
+func (w lineWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		if line != "" {
+			w(strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return len(p), nil
 }
 
 // ErrAllFailed is returned (wrapped) when a run completed but every request failed.
@@ -111,7 +140,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		t.modelName = sc.Target.ServedModelName
 	}
 	if t.modelID == "" {
-		fmt.Fprintln(env.Stdout, "Model not specified, fetching first model from server...")
+		env.observer().Message("Model not specified, fetching first model from server...")
 		api, err := ep.serverAPI("")
 		if err != nil {
 			t.closeSim()
@@ -122,7 +151,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 			t.closeSim()
 			return nil, err
 		}
-		fmt.Fprintf(env.Stdout, "First model name: %s, first model id: %s\n", id, root)
+		env.observer().Message(fmt.Sprintf("First model name: %s, first model id: %s", id, root))
 		t.modelName, t.modelID = id, root
 	}
 	return t, nil

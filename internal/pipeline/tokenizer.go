@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -25,16 +24,13 @@ var modeWarning sync.Once
 // tokenizer.revision), downloaded into the Hugging Face cache. When none
 // of these loads and the target is a server (not the built-in simulator,
 // which needs a client tokenizer), the server's /tokenize and /detokenize
-// are used, as vLLM's Rust client does. One line on env.Stderr says which
+// are used, as vLLM's Rust client does. One diagnostic line says which
 // tokenizer was chosen and why. It returns nil with skip_init.
 func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env, ep *endpoint) (tokenizer.Tokenizer, string, error) {
 	if sc.Tokenizer.SkipInit {
 		return nil, "", nil
 	}
-	stderr := env.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
+	stderr := lineWriter(env.observer().Diagnostic)
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
