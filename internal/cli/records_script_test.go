@@ -54,7 +54,7 @@ func waitRecords(ts *testscript.TestScript, neg bool, args []string) {
 //     their indexes are distinct;
 //   - there is at least one record.
 //
-// It prints "records N" on success.
+// It prints "records N" on success and sets $KILLED_RECORDS to N.
 func checkRecords(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: checkrecords FILE")
@@ -99,4 +99,5 @@ func checkRecords(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Logf("%d records, the simulator completed %d and aborted %d", len(f.Records), completed, srv.Stats().Aborted)
 	fmt.Fprintf(ts.Stdout(), "records %d\n", len(f.Records))
+	ts.Setenv("KILLED_RECORDS", fmt.Sprint(len(f.Records)))
 }

@@ -33,3 +33,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 // SimTokenizer adapts a client tokenizer to the simulator's interface
 // (pipeline.SimTokenizer).
 func SimTokenizer(t tokenizer.Tokenizer) sim.Tokenizer { return pipeline.SimTokenizer(t) }
+
+// Folded is a run's result rebuilt from its records file (pipeline.Folded).
+type Folded = pipeline.Folded
+
+// Fold rebuilds a run's summary from its records file alone (pipeline.Fold).
+func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
+	return pipeline.Fold(ctx, path, env)
+}

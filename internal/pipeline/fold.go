@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -42,23 +43,63 @@ type Folded struct {
 // holds, which is a little shorter, so throughputs read a little higher
 // than the run's own; the latency statistics are exactly the run's.
 func FoldRecords(path string, countTokens func(string) int) (*Folded, error) {
-	f, err := record.ReadFile(path)
+	f, sc, err := readFold(path)
 	if err != nil {
 		return nil, err
 	}
+	return fold(f, sc, countTokens), nil
+}
+
+// Fold is FoldRecords with the run's own client tokenizer, resolved from
+// the header's scenario as the run resolved it (its diagnostics go to
+// env's observer), when a success needs its text counted; when every
+// success carries the server's completion_tokens, nothing is resolved.
+func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
+	f, sc, err := readFold(path)
+	if err != nil {
+		return nil, err
+	}
+	var count func(string) int
+	if !sc.Tokenizer.SkipInit {
+		count = func(string) int { return 0 } // never called: the server counted
+		for _, r := range f.Records {
+			if r.Success && r.OutputTokens == 0 {
+				tok, _, err := loadTokenizerEnv(ctx, sc, env, newEndpoint(sc))
+				if err != nil {
+					return nil, fmt.Errorf("%s: the run's tokenizer, to count output tokens the server did not report: %w", path, err)
+				}
+				count = countTokens(tok)
+				break
+			}
+		}
+	}
+	return fold(f, sc, count), nil
+}
+
+// readFold reads a records file and the scenario its header holds.
+func readFold(path string) (*record.File, *scenario.Scenario, error) {
+	f, err := record.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
 	if f.Header == nil {
-		return nil, fmt.Errorf("%s: no header line: the file was not streamed by a vbench run (records written after a run have no header), so its scenario is unknown", path)
+		return nil, nil, fmt.Errorf("%s: no header line: the file was not streamed by a vbench run (records written after a run have no header), so its scenario is unknown", path)
 	}
 	if len(f.Header.Scenario) == 0 {
-		return nil, fmt.Errorf("%s: the header holds no scenario", path)
+		return nil, nil, fmt.Errorf("%s: the header holds no scenario", path)
 	}
 	sc, err := scenario.LoadBytes("scenario.json", f.Header.Scenario, scenario.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("%s: the header's scenario: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: the header's scenario: %w", path, err)
 	}
 	if len(f.Records) == 0 {
-		return nil, fmt.Errorf("%s: no records: the run completed no request before it stopped", path)
+		return nil, nil, fmt.Errorf("%s: no records: the run completed no request before it stopped", path)
 	}
+	return f, sc, nil
+}
+
+// fold folds the records of f, from a run of sc.
+func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *Folded {
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {
 		maxConc = *sc.Load.MaxConcurrency
@@ -82,5 +123,5 @@ func FoldRecords(path string, countTokens func(string) int) (*Folded, error) {
 	sum := acc.Close(dur)
 	recs := slices.Clone(f.Records)
 	slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
-	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated}, nil
+	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated}
 }

@@ -379,6 +379,37 @@ func TestFoldRecords(t *testing.T) {
 		}
 	}
 
+	// Fold resolves the run's tokenizer only when the server counted no
+	// output tokens, and then counts the texts as the run would have.
+	var diag bytes.Buffer
+	env := Env{Stderr: &diag, Getenv: func(string) string { return "" }}
+	g, err := Fold(context.Background(), out.RecordsPath, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g.Summary, f.Summary) || diag.Len() != 0 {
+		t.Errorf("Fold differs from FoldRecords, or resolved a tokenizer (%q)", diag.String())
+	}
+	raw, err := os.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uncounted := filepath.Join(t.TempDir(), "uncounted.records.jsonl")
+	if err := os.WriteFile(uncounted, bytes.ReplaceAll(raw, []byte(`"output_tokens":6`), []byte(`"output_tokens":0`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = Fold(context.Background(), uncounted, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut := 0
+	for _, r := range f.Records {
+		wantOut += len(tok.Encode(r.GeneratedText, false))
+	}
+	if g.Summary.TotalOutput != wantOut || wantOut == 0 || !strings.Contains(diag.String(), "tokenizer: ") {
+		t.Errorf("uncounted: total output %d, want %d; diagnostics %q", g.Summary.TotalOutput, wantOut, diag.String())
+	}
+
 	// A file cut in the middle of its last line folds without that record.
 	data, err := os.ReadFile(out.RecordsPath)
 	if err != nil {
