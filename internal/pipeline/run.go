@@ -61,6 +61,50 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
+	pr, err := prepare(ctx, sc, env)
+	if err != nil {
+		return nil, err
+	}
+	defer pr.close()
+	return pr.execute(ctx, env, exp)
+}
+
+// preparedRun is a run whose stages are ready: the tokenizer, the target,
+// the dataset's requests prepared by the backend client, and the schedule.
+type preparedRun struct {
+	sc       *scenario.Scenario
+	tok      tokenizer.Tokenizer
+	tokName  string
+	tgt      *target
+	client   *backend.Client
+	prepared []backend.Prepared
+	probe    []backend.Prepared
+	offsets  []time.Duration
+	maxConc  int
+	// closers release the stages (the client, the built-in simulator), in
+	// reverse order.
+	closers []func()
+}
+
+// close releases the run's stages.
+func (pr *preparedRun) close() {
+	for i := len(pr.closers) - 1; i >= 0; i-- {
+		pr.closers[i]()
+	}
+}
+
+// prepare resolves and builds the stages of a run, in order: the tokenizer,
+// the target (starting the built-in simulator), the dataset, the backend
+// client with the prepared requests, and the schedule. Nothing is sent to
+// the benchmark endpoint yet. On error the stages made so far are
+// released.
+func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRun, err error) {
+	pr := &preparedRun{sc: sc}
+	defer func() {
+		if err != nil {
+			pr.close()
+		}
+	}()
 	if err := checkRun(sc); err != nil {
 		return nil, err
 	}
@@ -73,7 +117,8 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	defer tgt.closeSim()
+	pr.closers = append(pr.closers, tgt.closeSim)
+	pr.tok, pr.tokName, pr.tgt = tok, tokName, tgt
 
 	ignoreEOS := sc.Sampling.IgnoreEOS
 	dsKind := sc.Dataset.Kind()
@@ -117,7 +162,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	defer client.Close()
+	pr.closers = append(pr.closers, func() { client.Close() })
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
@@ -126,7 +171,22 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if err != nil {
 		return nil, err
 	}
+	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
+	if err != nil {
+		return nil, err
+	}
+	pr.client, pr.prepared, pr.probe, pr.offsets, pr.maxConc = client, prepared, probe, offsets, maxConc
+	return pr, nil
+}
 
+// execute runs a prepared run: the ready check, the warmups, the timed
+// run through the dispatcher with its sinks (the records file, the metrics
+// accumulator, the progress bar), then the reports. exp, when not nil, is
+// saved as the "experiment" member of the result's "vbench" object.
+func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome, error) {
+	sc, tok, tokName, tgt, client := pr.sc, pr.tok, pr.tokName, pr.tgt, pr.client
+	prepared, probe, offsets, maxConc := pr.prepared, pr.probe, pr.offsets, pr.maxConc
+	obs := env.observer()
 	obs.ReadyCheck(report.ReadyStarting, 0)
 	if err := readyCheck(ctx, sc, client, probe, env); err != nil {
 		return nil, err
@@ -137,16 +197,11 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 		obs.Warmup(n, true)
 	}
 
-	spec := scheduleSpec(sc)
 	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc}
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
 	obs.Traffic(traffic)
-	offsets, err := schedule.Offsets(spec, len(prepared), uint32(sc.Seed))
-	if err != nil {
-		return nil, err
-	}
 
 	// The output files are named, and the records file opened, before the
 	// run: the records stream into it as they complete.
@@ -163,6 +218,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
 	var recFile *record.FileSink
 	if files.records != "" {
+		var err error
 		if recFile, err = createRecords(sc, files.records); err != nil {
 			return nil, err
 		}
@@ -191,7 +247,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
+	err := writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
 	obs.Health(healthLines(out.Health))
 	if err != nil {
 		return out, err
