@@ -57,8 +57,9 @@ func Check(sc *scenario.Scenario) error {
 var ErrGateFailed = errors.New("gate failed")
 
 // Execute runs an experiment's runs in plan order, each one a full run
-// writing its own result JSON (and records) under plan.Dir, then reads the
-// results back and summarises them: the summary table, the comparisons and
+// writing its own result JSON (and records) under plan.Dir, then summarises
+// the results (those of the runs made now from memory, those --resume
+// skipped from their files): the summary table, the comparisons and
 // the gates on stdout, and summary.csv, summary.json, comparison.csv (with
 // variants) and report.html in plan.Dir. On a terminal an overall progress
 // line on stderr says which run of how many is starting.
