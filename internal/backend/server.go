@@ -35,6 +35,14 @@ func NewServerAPI(base, model string, headers map[string]string, insecure bool, 
 		http: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
 }
 
+// WithModel returns a ServerAPI for the same server that sends model with
+// /tokenize requests; it shares s's HTTP client and so its connections.
+func (s *ServerAPI) WithModel(model string) *ServerAPI {
+	c := *s
+	c.model = model
+	return &c
+}
+
 // Models returns the first model's id (the payload name) and root (the
 // model id used for the tokenizer and the result), as vLLM does when no
 // model is given.

@@ -16,7 +16,9 @@ The scenario files (.cue, .yaml, .yml, .json) are unified with each other and
 with vbench's schema; --set and --tag override fields. The result JSON (when
 output.save_result is set) has vllm bench serve's keys in its order, plus a
 "vbench" object with the version, the scenario hash and the resolved scenario.
-Per-request records are written as JSONL next to it.
+Per-request records stream to a JSONL file next to it as requests complete
+(its first line is a header: run start, host, shard, scenario hash, version),
+so a killed run keeps them; "vbench report FILE.records.jsonl" folds them.
 
 A scenario with sweep, repeat or compare is an experiment: it expands into
 runs (sweep points × variants × repeats), run interleaved so that drift over

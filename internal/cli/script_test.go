@@ -31,17 +31,23 @@ func TestMain(m *testing.M) {
 // which sets $SIM_URL for the rest of the script and stops the simulator
 // when the script ends. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
-// line.
+// line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
+// holds at least N whole record lines; "checkrecords FILE" checks a records
+// file left by a killed run against the script's simulator (see
+// checkRecords).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"simserve": simserve,
-			"waitfile": waitfile,
-			"envfile":  envfile,
+			"simserve":     simserve,
+			"waitfile":     waitfile,
+			"envfile":      envfile,
+			"waitrecords":  waitRecords,
+			"checkrecords": checkRecords,
 		},
 		Setup: func(env *testscript.Env) error {
+			env.Values[simKey{}] = &simHolder{}
 			env.Setenv("OPENAI_API_KEY", "")
 			// Tests never reach the Hugging Face Hub: a script that wants a
 			// (fake) hub sets HF_HUB_OFFLINE= and HF_ENDPOINT itself.
@@ -92,6 +98,7 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	srv, err := sim.Start(cfg, "127.0.0.1:0")
 	ts.Check(err)
+	ts.Value(simKey{}).(*simHolder).srv = srv
 	ts.Setenv("SIM_URL", srv.URL())
 	ts.Defer(func() { _ = srv.Close() })
 }

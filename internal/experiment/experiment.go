@@ -1,3 +1,6 @@
+// Package experiment executes the shapes of a scenario: sweeps, repeats
+// and comparisons expand into single runs (made by internal/pipeline), whose
+// results are then summarised, compared and gated.
 package experiment
 
 import (
@@ -10,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 // Options are an experiment's command-line switches.
@@ -23,12 +28,38 @@ type Options struct {
 	DryRun bool
 }
 
+// ErrUnsupported is wrapped by the errors of Check: the scenario is valid
+// against the schema but asks for something vbench cannot run (yet).
+var ErrUnsupported = pipeline.ErrUnsupported
+
+// Check reports, before anything runs, what in a schema-valid scenario
+// vbench cannot run: a dataset other than random, a backend vbench does not
+// implement, or an endpoint that does not end with the backend's URL
+// suffix (or "profile"). An experiment is checked run by run. Its errors
+// wrap ErrUnsupported.
+func Check(sc *scenario.Scenario) error {
+	if IsExperiment(sc) {
+		plan, err := Expand(sc)
+		if err != nil {
+			return err
+		}
+		for i := range plan.Runs {
+			if err := pipeline.CheckRun(plan.Runs[i].Scenario); err != nil {
+				return pipeline.Unsupportedf("run %s: %v", plan.Runs[i].Label, err)
+			}
+		}
+		return nil
+	}
+	return pipeline.CheckRun(sc)
+}
+
 // ErrGateFailed is returned (wrapped) when a comparison gate failed.
 var ErrGateFailed = errors.New("gate failed")
 
 // Execute runs an experiment's runs in plan order, each one a full run
-// writing its own result JSON (and records) under plan.Dir, then reads the
-// results back and summarises them: the summary table, the comparisons and
+// writing its own result JSON (and records) under plan.Dir, then summarises
+// the results (those of the runs made now from memory, those --resume
+// skipped from their files): the summary table, the comparisons and
 // the gates on stdout, and summary.csv, summary.json, comparison.csv (with
 // variants) and report.html in plan.Dir. On a terminal an overall progress
 // line on stderr says which run of how many is starting.
@@ -41,6 +72,9 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		return nil, writeDryRun(env.Stdout, plan, opt.Resume)
 	}
 	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
+	// The results of the runs made now, in plan order (nil for the runs
+	// --resume skipped, which are read back from their files).
+	made := make([]*Outcome, len(plan.Runs))
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
 		if opt.Resume {
@@ -52,11 +86,13 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		}
 		ov.begin(i, run.Label)
 		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
-		if _, err := runOne(ctx, run.Scenario, env, &run.Info); err != nil {
+		out, err := pipeline.RunInExperiment(ctx, run.Scenario, env, &run.Info)
+		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}
+		made[i] = out
 	}
-	sum, err := summarizePlan(plan)
+	sum, err := summarizePlan(plan, made)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +108,21 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 	return sum, GateError(sum)
 }
 
-// summarizePlan reads the plan's results back and summarises them.
-func summarizePlan(plan *Plan) (*report.ExperimentSummary, error) {
+// summarizePlan summarises the plan's results: those of the runs made
+// now from memory (made[i], nil for a run not made now), the others read
+// back from their files.
+func summarizePlan(plan *Plan, made []*Outcome) (*report.ExperimentSummary, error) {
 	samples := needSamples(&plan.Spec)
 	var results []*Result
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
-		res, err := LoadResult(run.Path, samples)
+		var res *Result
+		var err error
+		if i < len(made) && made[i] != nil {
+			res, err = resultOf(made[i], samples)
+		} else {
+			res, err = LoadResult(run.Path, samples)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading the result of run %d (%s): %w", i+1, run.Label, err)
 		}

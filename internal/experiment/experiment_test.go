@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 )
@@ -185,5 +186,59 @@ load: num_prompts: 10
 	write(`, "interrupted": true`)
 	if st := runState(run); st != stateIncomplete {
 		t.Errorf("interrupted run: state %q, want %q", st, stateIncomplete)
+	}
+}
+
+// An experiment summarises the runs it made from memory, and only the
+// runs --resume skipped from their files: with the files gone the summary
+// is the one the files gave.
+func TestSummarizeFromMemory(t *testing.T) {
+	dir := t.TempDir()
+	sc := loadScenario(t, `
+target: {simulator: {ttft_ms: 2, itl_ms: 1}, model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 16, output_len: 4}
+load: num_prompts: 3
+output: {result_dir: "`+dir+`", disable_tqdm: true}
+compare: variants: {a: {}, b: load: max_concurrency: 1}
+`)
+	plan, err := Expand(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	made := make([]*Outcome, len(plan.Runs))
+	for i := range plan.Runs {
+		if made[i], err = pipeline.RunInExperiment(context.Background(), plan.Runs[i].Scenario, testEnv(&stdout, &stderr), &plan.Runs[i].Info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fromFiles, err := summarizePlan(plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plan.Runs {
+		for _, p := range []string{made[i].ResultPath, made[i].RecordsPath} {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := summarizePlan(plan, nil); err == nil {
+		t.Fatal("summarised without the files or the outcomes")
+	}
+	fromMemory, err := summarizePlan(plan, made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := report.WriteSummaryJSON(&a, fromFiles); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteSummaryJSON(&b, fromMemory); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() || len(fromMemory.Comparisons) == 0 {
+		t.Errorf("summary from memory differs from the files':\n%s\nvs\n%s", b.String(), a.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 )
@@ -127,7 +128,7 @@ func TestGateOnNonHeadlineMetric(t *testing.T) {
 func TestHealthMetricsMatchResult(t *testing.T) {
 	h := run.Health{Requests: 10, SendLagP50: 100 * time.Microsecond, SendLagP99: 2 * time.Millisecond, SendLagMax: 5 * time.Millisecond,
 		CPUFraction: 0.125, GC: run.GCStats{Cycles: 3, Pause: 1500 * time.Microsecond}, HostBusy: -1, Procs: 2}
-	data, err := json.Marshal(map[string]any{"duration": 1, "completed": 10, "vbench": vbenchInfo{ClientHealth: newClientHealth(h)}})
+	data, err := json.Marshal(map[string]any{"duration": 1, "completed": 10, "vbench": map[string]any{"client_health": pipeline.ClientHealthObject(h)}})
 	if err != nil {
 		t.Fatal(err)
 	}

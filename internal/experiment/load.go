@@ -1,12 +1,15 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,7 +71,24 @@ func LoadResult(path string, samples bool) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	v, err := report.DecodePython(f)
+	return readResult(path, f, samples, nil)
+}
+
+// resultOf is the Result of a run just made, from the result document and
+// the records it holds in memory: what LoadResult would read back from its
+// files.
+func resultOf(out *Outcome, samples bool) (*Result, error) {
+	if out.ResultJSON == nil {
+		return nil, fmt.Errorf("the run saved no result")
+	}
+	return readResult(out.ResultPath, bytes.NewReader(out.ResultJSON), samples, out.Records)
+}
+
+// readResult reads the result document in r, saved at path. recs, when not
+// nil, are the run's records in request order, used instead of reading
+// back the records file the result names.
+func readResult(path string, r io.Reader, samples bool, recs []*record.Record) (*Result, error) {
+	v, err := report.DecodePython(r)
 	if err != nil {
 		if errors.Is(err, report.ErrTrailingData) {
 			return nil, fmt.Errorf("%s holds several results (written with --append-result?): give one result per file (%w)", path, err)
@@ -134,7 +154,9 @@ func LoadResult(path string, samples bool) (*Result, error) {
 	}
 	res.Workload = workloadOf(obj, scenarioDataset)
 	if samples {
-		if recordsFile != "" {
+		if recordsFile != "" && recs != nil {
+			res.Samples = samplesFromRecords(recs, intArray(obj, "output_lens"))
+		} else if recordsFile != "" {
 			rp := filepath.Join(filepath.Dir(path), recordsFile)
 			if rf, err := os.Open(rp); err == nil {
 				recs, err := record.ReadJSONL(rf)
@@ -142,6 +164,9 @@ func LoadResult(path string, samples bool) (*Result, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", rp, err)
 				}
+				// A streamed file holds the records in completion order;
+				// the samples are in request order.
+				slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
 				res.Samples = samplesFromRecords(recs, intArray(obj, "output_lens"))
 			} else if !errors.Is(err, os.ErrNotExist) {
 				return nil, err

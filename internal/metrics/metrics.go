@@ -225,13 +225,57 @@ func (s *Summary) Metric(name string) (MetricStats, bool) {
 }
 
 // Compute folds records (in request order) into the summary of a run that
-// lasted duration. It is ComputeOutcomes over FromRecord of each record.
+// lasted duration: an Accumulator fed recs, closed with duration.
 func Compute(recs []*record.Record, duration time.Duration, opt Options) *Summary {
-	outs := make([]Outcome, len(recs))
-	for i, r := range recs {
+	acc := NewAccumulator(opt)
+	for _, r := range recs {
+		acc.Add(r)
+	}
+	return acc.Close(duration)
+}
+
+// Accumulator folds a run's records into its summary as they complete, in
+// any order: Add each record (a run's sink), then Close once with the run's
+// duration. The summary is the one Compute gives for the same records in
+// request order: vLLM's statistics depend on the order of the per-request
+// values, so Add only keeps the record, and Close orders the records by
+// Index and computes. Add is cheap enough to call while a run is going:
+// it converts nothing and appends a pointer. An Accumulator is not safe
+// for concurrent use (a run calls its sinks one at a time).
+type Accumulator struct {
+	opt    Options
+	recs   []*record.Record
+	sorted bool
+}
+
+// NewAccumulator returns an empty accumulator for a run with options opt.
+func NewAccumulator(opt Options) *Accumulator {
+	return &Accumulator{opt: opt, sorted: true}
+}
+
+// Add takes one finished record.
+func (a *Accumulator) Add(rec *record.Record) {
+	if n := len(a.recs); n > 0 && a.recs[n-1].Index > rec.Index {
+		a.sorted = false
+	}
+	a.recs = append(a.recs, rec)
+}
+
+// Len is the number of records added.
+func (a *Accumulator) Len() int { return len(a.recs) }
+
+// Close computes the summary of the records added, in request order (by
+// Index), for a run that lasted duration (see ComputeOutcomes).
+func (a *Accumulator) Close(duration time.Duration) *Summary {
+	if !a.sorted {
+		slices.SortStableFunc(a.recs, func(x, y *record.Record) int { return x.Index - y.Index })
+		a.sorted = true
+	}
+	outs := make([]Outcome, len(a.recs))
+	for i, r := range a.recs {
 		outs[i] = FromRecord(r)
 	}
-	return ComputeOutcomes(outs, duration.Seconds(), opt)
+	return ComputeOutcomes(outs, duration.Seconds(), a.opt)
 }
 
 // ComputeOutcomes is vLLM's calculate_metrics over outcomes in request

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -385,5 +386,50 @@ func TestComputeProbe(t *testing.T) {
 	want := ProbeSummary{Completed: 3, Failed: 1, MedianE2ELMs: 20, P99E2ELMs: Percentile([]float64{0.01, 0.02, 0.03}, 99) * 1000, MaxE2ELMs: 30}
 	if p == nil || *p != want {
 		t.Errorf("ComputeProbe = %+v, want %+v", p, want)
+	}
+}
+
+// The accumulator, fed records in completion order, gives exactly the
+// summary Compute gives for the same records in request order: numpy's
+// sums and percentiles depend on the order of the values.
+func TestAccumulatorOrderIndependent(t *testing.T) {
+	ms := time.Millisecond
+	var recs []*record.Record
+	for i := range 40 {
+		r := &record.Record{Index: i, Released: time.Duration(i) * ms, Start: time.Duration(i)*ms + time.Duration(i%3)*ms,
+			PromptLen: 10 + i%7, OutputTokens: i % 5, GeneratedText: "a b c"[:1+i%5]}
+		if i%9 != 4 {
+			r.Success = true
+			for k := range 1 + i%6 {
+				r.Chunks = append(r.Chunks, r.Start+time.Duration(30+7*i+11*k*(1+i%4))*time.Microsecond*100)
+			}
+			r.End = r.Chunks[len(r.Chunks)-1]
+		} else {
+			r.Error = "boom"
+		}
+		recs = append(recs, r)
+	}
+	opt := Options{PercentileMetrics: MetricOrder, Percentiles: []float64{50, 90, 99.9}, Goodput: map[string]float64{"ttft": 5},
+		CountTokens: func(s string) int { return len(s) }, MaxConcurrencySet: true, RequestRateFinite: true}
+	want := Compute(recs, 3*time.Second, opt)
+	// Completion order: a fixed permutation.
+	acc := NewAccumulator(opt)
+	for k := range recs {
+		acc.Add(recs[(k*17+5)%len(recs)])
+	}
+	if acc.Len() != len(recs) {
+		t.Fatalf("Len %d", acc.Len())
+	}
+	got := acc.Close(3 * time.Second)
+	// Compare through the values, not the CountTokens func.
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("accumulator summary differs from Compute:\n got %+v\nwant %+v", got, want)
+	}
+	if got.Completed == 0 || got.Failed == 0 || len(got.Metrics) != len(MetricOrder) {
+		t.Errorf("the test data does not exercise the summary: %+v", got)
+	}
+	empty := NewAccumulator(opt).Close(time.Second)
+	if empty.Completed != 0 || len(empty.InputLens) != 0 {
+		t.Errorf("empty accumulator: %+v", empty)
 	}
 }

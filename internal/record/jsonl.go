@@ -83,27 +83,50 @@ func (jw *JSONLWriter) Count() int {
 	return jw.n
 }
 
-// ReadJSONL reads records written by WriteJSONL or JSONLWriter. Blank lines
-// are skipped; every other line must hold exactly one JSON object. Unknown
+// ReadJSONL reads records written by WriteJSONL, JSONLWriter or FileSink.
+// A header line (see Header) first in the file is skipped. Blank lines are
+// skipped; every other line must hold exactly one JSON object. Unknown
 // fields are ignored, so files from newer versions still read. Errors name
 // the line.
 func ReadJSONL(r io.Reader) ([]*Record, error) {
+	f, err := readJSONL(r, false)
+	return f.Records, err
+}
+
+// readJSONL reads a records file. With lenient, an unterminated last line
+// that ends in the middle of a JSON value (the writer was killed while
+// writing it) is left out and reported as File.Truncated instead of being
+// an error.
+func readJSONL(r io.Reader, lenient bool) (*File, error) {
 	br := bufio.NewReader(r)
-	var recs []*Record
+	f := &File{}
+	first := true
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return recs, fmt.Errorf("read records: line %d: %w", line, err)
+			return f, fmt.Errorf("read records: line %d: %w", line, err)
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			rec, perr := parseRecordLine(t)
-			if perr != nil {
-				return recs, fmt.Errorf("read records: line %d: %w", line, perr)
+			if h, ok := isHeader(t); ok {
+				if !first {
+					return f, fmt.Errorf("read records: line %d: a header line after the first line", line)
+				}
+				f.Header = h
+			} else {
+				rec, perr := parseRecordLine(t)
+				if perr != nil {
+					if lenient && err != nil && errors.Is(perr, io.ErrUnexpectedEOF) {
+						f.Truncated = true
+						return f, nil
+					}
+					return f, fmt.Errorf("read records: line %d: %w", line, perr)
+				}
+				f.Records = append(f.Records, rec)
 			}
-			recs = append(recs, rec)
+			first = false
 		}
 		if err != nil { // io.EOF
-			return recs, nil
+			return f, nil
 		}
 	}
 }

@@ -36,8 +36,32 @@ type Plan struct {
 	// released while the limit is full wait; that wait is their client
 	// queue time.
 	MaxConcurrency int
-	// OnDone, if set, is called after each request completes (progress).
-	OnDone func(rec *record.Record)
+	// Sinks receive each request's record as it completes, in order along
+	// the chain (see Sink).
+	Sinks []Sink
+}
+
+// Sink receives each finished request's record as the run goes: the JSONL
+// file, the metrics accumulator, the progress bar. Record is called for
+// one record at a time, in completion order, from a goroutine of the
+// run's own that no request waits on: a slow sink delays the sinks after
+// it, never a request. The record is complete when it arrives and must not
+// be modified (Run also returns it).
+type Sink interface {
+	Record(rec *record.Record)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(rec *record.Record)
+
+// Record calls f.
+func (f SinkFunc) Record(rec *record.Record) { f(rec) }
+
+// Starter is implemented by sinks that want the run's wall-clock start
+// (e.g. for a file header) before their first record. Start is called on
+// the sinks' goroutine, so it never delays the first request.
+type Starter interface {
+	Start(start time.Time)
 }
 
 // Result is what a run produced.
@@ -77,13 +101,18 @@ func (r *Result) Health() Health { return ComputeHealth(r.Records, r.Load()) }
 // is handed to the sender on a goroutine of its own at once. With a limit,
 // a released request starts on a new goroutine while fewer than
 // MaxConcurrency are in flight; otherwise it joins a FIFO queue, and the
-// goroutine of the next request to finish sends it (with OnDone, a new
-// goroutine does, started before OnDone is called, so the request never
-// waits on it). So the client holds at most MaxConcurrency sending
-// goroutines however many requests wait, and the dispatcher never waits on
-// a response.
+// goroutine of the next request to finish sends it. So the client holds at
+// most MaxConcurrency sending goroutines however many requests wait, and
+// the dispatcher never waits on a response.
+//
+// A finished request's goroutine hands its record to the sinks' goroutine
+// through a channel with room for every request (so the hand-off never
+// blocks) and goes on; that goroutine calls each sink in Plan.Sinks in
+// turn, record by record. Every record has reached every sink when Run
+// returns; Duration does not include the sinks' catching up.
+//
 // Cancelling ctx stops dispatch and cancels requests in flight; their
-// records say so, and Run still returns every record it has.
+// records say so, and Run still returns (and sinks) every record it has.
 func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	n := len(plan.Offsets)
 	recs := make([]*record.Record, n)
@@ -92,18 +121,23 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	}
 	q := admission{limit: plan.MaxConcurrency}
 	var wg sync.WaitGroup
-	var doneMu sync.Mutex
+	var finished chan *record.Record
+	if len(plan.Sinks) > 0 {
+		finished = make(chan *record.Record, n)
+	}
 	procs := runtime.GOMAXPROCS(0)
 	gc0 := readGCStats()
 	host0 := ReadHostCPU()
 	cpu0 := ReadUsage()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
+	sunk := make(chan struct{})
+	if finished != nil {
+		go drain(plan.Sinks, start, finished, sunk)
+	}
 
-	// work sends rec, then the queued requests while there are any. With
-	// OnDone, a finished request's slot passes to a new goroutine first.
-	var work func(rec *record.Record, queued bool)
-	work = func(rec *record.Record, queued bool) {
+	// work sends rec, then the queued requests while there are any.
+	work := func(rec *record.Record, queued bool) {
 		defer wg.Done()
 		for rec != nil {
 			if queued && ctx.Err() != nil {
@@ -111,21 +145,12 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 				rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
 			} else {
 				sender.Send(ctx, rec.Index, rec, now)
-				if plan.OnDone != nil {
-					// Hand the next queued request to a goroutine of its
-					// own before reporting, so it never waits on OnDone
-					// (a terminal write): this goroutine then ends.
-					if next := q.next(); next != nil {
-						wg.Add(1)
-						go work(next, true)
-					}
-					doneMu.Lock()
-					plan.OnDone(rec)
-					doneMu.Unlock()
-					return
-				}
 			}
-			rec, queued = q.next(), true
+			next := q.next()
+			if finished != nil {
+				finished <- rec // never blocks: there is room for every record
+			}
+			rec, queued = next, true
 		}
 	}
 
@@ -155,9 +180,30 @@ dispatch:
 	}
 	wg.Wait()
 	dur := now()
+	if finished != nil {
+		close(finished)
+		<-sunk
+	}
 	return &Result{
 		Records: recs[:released], Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
 		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs, HostBusy: ReadHostCPU().BusyFraction(host0),
+	}
+}
+
+// drain hands each finished record to the sinks in turn, after telling
+// the Starters the run's start, and closes sunk once finished is closed and
+// empty.
+func drain(sinks []Sink, start time.Time, finished <-chan *record.Record, sunk chan<- struct{}) {
+	defer close(sunk)
+	for _, s := range sinks {
+		if st, ok := s.(Starter); ok {
+			st.Start(start)
+		}
+	}
+	for rec := range finished {
+		for _, s := range sinks {
+			s.Record(rec)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -129,9 +130,9 @@ func TestRunLateDispatchDoesNotAccumulate(t *testing.T) {
 	})
 }
 
-// A queued request is handed off before OnDone runs: here OnDone of the
-// first request waits until the second one is being sent.
-func TestQueuedRequestDoesNotWaitOnDone(t *testing.T) {
+// A queued request never waits on a sink: here the sink, given the first
+// record, waits until the second request is being sent.
+func TestQueuedRequestDoesNotWaitOnSink(t *testing.T) {
 	second := make(chan struct{})
 	sender := SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 		rec.Start = now()
@@ -144,7 +145,7 @@ func TestQueuedRequestDoesNotWaitOnDone(t *testing.T) {
 	res := Run(context.Background(), Plan{
 		Offsets:        []time.Duration{0, 0},
 		MaxConcurrency: 1,
-		OnDone: func(rec *record.Record) {
+		Sinks: []Sink{SinkFunc(func(rec *record.Record) {
 			if rec.Index != 0 {
 				return
 			}
@@ -153,12 +154,100 @@ func TestQueuedRequestDoesNotWaitOnDone(t *testing.T) {
 				waited = true
 			case <-time.After(10 * time.Second):
 			}
-		},
+		})},
 	}, sender)
 	if !waited {
-		t.Error("the queued request was not sent while OnDone of the first ran")
+		t.Error("the queued request was not sent while the sink held the first record")
 	}
 	if len(res.Records) != 2 || !res.Records[1].Success {
 		t.Errorf("records %+v", res.Records)
 	}
+}
+
+// chainSink logs what it receives, tagged with its name.
+type chainSink struct {
+	name  string
+	log   *[]string
+	start time.Time
+}
+
+func (c *chainSink) Start(start time.Time) {
+	c.start = start
+	*c.log = append(*c.log, c.name+" start")
+}
+
+func (c *chainSink) Record(rec *record.Record) {
+	if !rec.Success && rec.Error == "" {
+		*c.log = append(*c.log, c.name+" incomplete record")
+	}
+	*c.log = append(*c.log, fmt.Sprintf("%s %d", c.name, rec.Index))
+}
+
+// Every record reaches every sink once, sink by sink along the chain,
+// after the Starters heard the run's start, and before Run returns. The
+// sinks share an unguarded log: the race detector checks that they are
+// called one at a time.
+func TestSinkChain(t *testing.T) {
+	tests := []struct {
+		name    string
+		offsets []time.Duration
+		conc    int
+		cancel  time.Duration // 0 = never
+		want    int           // records sunk
+	}{
+		{"unlimited", []time.Duration{0, 0, ms(1), ms(2), ms(2), ms(30)}, 0, 0, 6},
+		{"limited", make([]time.Duration, 20), 3, 0, 20},
+		{"cancelled", []time.Duration{0, 0, 0, ms(1000)}, 1, ms(15), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if tt.cancel > 0 {
+					time.AfterFunc(tt.cancel, cancel)
+				}
+				var log []string
+				a := &chainSink{name: "a", log: &log}
+				b := &chainSink{name: "b", log: &log}
+				var plain []int
+				res := Run(ctx, Plan{Offsets: tt.offsets, MaxConcurrency: tt.conc, Sinks: []Sink{
+					a, SinkFunc(func(rec *record.Record) { plain = append(plain, rec.Index) }), b,
+				}}, fixedSender(ms(10)))
+				if len(res.Records) != tt.want {
+					t.Fatalf("%d records, want %d", len(res.Records), tt.want)
+				}
+				if len(log) != 2+2*tt.want || log[0] != "a start" || log[1] != "b start" {
+					t.Fatalf("log %q", log)
+				}
+				if !a.start.Equal(res.Start) || !b.start.Equal(res.Start) {
+					t.Errorf("Start got %v and %v, want the run's start %v", a.start, b.start, res.Start)
+				}
+				seen := map[int]bool{}
+				for k, idx := range plain {
+					if seen[idx] {
+						t.Errorf("record %d sunk twice", idx)
+					}
+					seen[idx] = true
+					if wa, wb := fmt.Sprintf("a %d", idx), fmt.Sprintf("b %d", idx); log[2+2*k] != wa || log[3+2*k] != wb {
+						t.Errorf("entry %d: %q, %q; want %q, %q", k, log[2+2*k], log[3+2*k], wa, wb)
+					}
+				}
+				if len(seen) != tt.want {
+					t.Errorf("%d distinct records sunk, want %d", len(seen), tt.want)
+				}
+			})
+		})
+	}
+}
+
+// Without sinks the run needs no sinks' goroutine and still returns every
+// record.
+func TestRunWithoutSinks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := Run(context.Background(), Plan{Offsets: []time.Duration{0, ms(5)}}, fixedSender(ms(1)))
+		if len(res.Records) != 2 {
+			t.Fatalf("%d records", len(res.Records))
+		}
+	})
 }

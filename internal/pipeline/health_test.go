@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"bytes"
@@ -113,7 +113,7 @@ func TestLoadTokenizerEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			tok, name, err := loadTokenizerEnv(context.Background(), tt.sc, Env{Stderr: &stderr, Getenv: getenv})
+			tok, name, err := loadTokenizerEnv(context.Background(), tt.sc, Env{Stderr: &stderr, Getenv: getenv}, newEndpoint(tt.sc))
 			if strings.Contains(stderr.String(), secret) || err != nil && strings.Contains(err.Error(), secret) {
 				t.Fatal("the token was shown")
 			}
@@ -139,7 +139,7 @@ func TestLoadTokenizerEnv(t *testing.T) {
 	}
 
 	t.Run("server tokenizer works", func(t *testing.T) {
-		tok, _, err := loadTokenizerEnv(context.Background(), server("org/unknown"), Env{Stderr: &bytes.Buffer{}, Getenv: getenv})
+		tok, _, err := loadTokenizerEnv(context.Background(), server("org/unknown"), Env{Stderr: &bytes.Buffer{}, Getenv: getenv}, newEndpoint(server("org/unknown")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestLoadTokenizerEnv(t *testing.T) {
 		for range 2 {
 			sc := server("o200k_base")
 			sc.Tokenizer.Mode = "slow"
-			if _, _, err := loadTokenizerEnv(context.Background(), sc, Env{Stderr: &stderr, Getenv: getenv}); err != nil {
+			if _, _, err := loadTokenizerEnv(context.Background(), sc, Env{Stderr: &stderr, Getenv: getenv}, newEndpoint(sc)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,9 +1,10 @@
-package experiment
+package pipeline
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
+	"github.com/vbench/vbench/internal/tokenizer"
 )
 
 // vLLM's result keys (reference §9.2) for a generation run with the
@@ -125,7 +127,9 @@ metrics: {percentile_metrics: ["ttft", "e2el"], metric_percentiles: [50, 99.9]}`
 }
 
 func TestRunRecordsAndTrace(t *testing.T) {
+	before := time.Now()
 	out, _, err := runScenario(t, base)
+	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +177,25 @@ func TestRunRecordsAndTrace(t *testing.T) {
 	}
 	if res.VBench.Records != filepath.Base(out.RecordsPath) {
 		t.Errorf("records %q", res.VBench.Records)
+	}
+	// The records file starts with its header: the run's scenario, shard
+	// and start, which dates every record.
+	rf, err := record.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rf.Header
+	if h == nil {
+		t.Fatal("no header line")
+	}
+	if h.ScenarioHash != res.VBench.ScenarioHash || h.Shard != "0/1" || h.Version == "" || h.Format != record.Format {
+		t.Errorf("header %+v", h)
+	}
+	if hsc, err := scenario.LoadBytes("header.json", h.Scenario, scenario.Options{}); err != nil || hsc.Hash() != h.ScenarioHash {
+		t.Errorf("header scenario: %v", err)
+	}
+	if st := h.StartTime(); st.Before(before) || st.After(after) {
+		t.Errorf("header start %v (%s)", st, h.Start)
 	}
 }
 
@@ -237,9 +260,16 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 	if !out.Interrupted || len(out.Records) == 0 || len(out.Records) == 20 {
 		t.Fatalf("interrupted=%v with %d records", out.Interrupted, len(out.Records))
 	}
-	if res, err := LoadResult(out.ResultPath, false); err != nil {
+	var res struct {
+		VBench struct {
+			Interrupted bool `json:"interrupted"`
+		} `json:"vbench"`
+	}
+	if b, err := os.ReadFile(out.ResultPath); err != nil {
 		t.Errorf("reading the result: %v", err)
-	} else if !res.Interrupted {
+	} else if err := json.Unmarshal(b, &res); err != nil {
+		t.Errorf("reading the result: %v", err)
+	} else if !res.VBench.Interrupted {
 		t.Errorf("result not marked interrupted")
 	}
 	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
@@ -307,6 +337,170 @@ func TestFirstWave(t *testing.T) {
 		}
 		if got := firstWave(sc, tt.n, maxConc); got != tt.want {
 			t.Errorf("%s: firstWave = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A records file alone folds into the run's summary: the same counts and
+// latency statistics; only the duration (and so the rates) may differ, as
+// the file does not hold the run's end.
+func TestFoldRecords(t *testing.T) {
+	out, _, err := runScenario(t, base+"\nmetrics: {percentile_metrics: [\"ttft\", \"tpot\", \"itl\", \"e2el\"], metric_percentiles: [50, 99]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FoldRecords(out.RecordsPath, countTokens(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := f.Summary, out.Summary
+	if f.Truncated || len(f.Records) != 12 || f.Scenario == nil || f.Scenario.Hash() != f.Header.ScenarioHash {
+		t.Fatalf("fold: truncated %v, %d records, header %+v", f.Truncated, len(f.Records), f.Header)
+	}
+	if f.Duration <= 0 || f.Duration.Seconds() > want.Duration {
+		t.Errorf("fold duration %v, run's %v s", f.Duration, want.Duration)
+	}
+	if got.Completed != want.Completed || got.Failed != want.Failed || got.TotalInput != want.TotalInput ||
+		got.TotalOutput != want.TotalOutput || got.MaxConcurrentRequests != want.MaxConcurrentRequests ||
+		!reflect.DeepEqual(got.Metrics, want.Metrics) || !reflect.DeepEqual(got.Latencies, want.Latencies) ||
+		!reflect.DeepEqual(got.ITLs, want.ITLs) {
+		t.Errorf("folded summary differs:\n got %+v\nwant %+v", got, want)
+	}
+	if len(got.Metrics) != 4 {
+		t.Errorf("metrics %+v", got.Metrics)
+	}
+	for i, r := range f.Records {
+		if r.Index != i {
+			t.Fatalf("record %d has index %d: not in request order", i, r.Index)
+		}
+	}
+
+	// Fold resolves the run's tokenizer only when the server counted no
+	// output tokens, and then counts the texts as the run would have.
+	var diag bytes.Buffer
+	env := Env{Stderr: &diag, Getenv: func(string) string { return "" }}
+	g, err := Fold(context.Background(), out.RecordsPath, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g.Summary, f.Summary) || diag.Len() != 0 {
+		t.Errorf("Fold differs from FoldRecords, or resolved a tokenizer (%q)", diag.String())
+	}
+	raw, err := os.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uncounted := filepath.Join(t.TempDir(), "uncounted.records.jsonl")
+	if err := os.WriteFile(uncounted, bytes.ReplaceAll(raw, []byte(`"output_tokens":6`), []byte(`"output_tokens":0`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = Fold(context.Background(), uncounted, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut := 0
+	for _, r := range f.Records {
+		wantOut += len(tok.Encode(r.GeneratedText, false))
+	}
+	if g.Summary.TotalOutput != wantOut || wantOut == 0 || !strings.Contains(diag.String(), "tokenizer: ") {
+		t.Errorf("uncounted: total output %d, want %d; diagnostics %q", g.Summary.TotalOutput, wantOut, diag.String())
+	}
+
+	// A file cut in the middle of its last line folds without that record.
+	data, err := os.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.records.jsonl")
+	if err := os.WriteFile(cut, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err = FoldRecords(cut, countTokens(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Truncated || len(f.Records) != 11 || f.Summary.Completed != 11 {
+		t.Errorf("cut file: truncated %v, %d records, completed %d", f.Truncated, len(f.Records), f.Summary.Completed)
+	}
+
+	// Files without a header or records cannot be folded.
+	noHeader := filepath.Join(t.TempDir(), "old.records.jsonl")
+	if err := os.WriteFile(noHeader, []byte("{\"index\": 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FoldRecords(noHeader, nil); err == nil || !strings.Contains(err.Error(), "no header line") {
+		t.Errorf("no header: %v", err)
+	}
+	headerOnly := filepath.Join(t.TempDir(), "empty.records.jsonl")
+	first, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(headerOnly, []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FoldRecords(headerOnly, nil); err == nil || !strings.Contains(err.Error(), "no records") {
+		t.Errorf("header only: %v", err)
+	}
+}
+
+// eventLog is a RunObserver that logs each event's kind.
+type eventLog struct{ events []string }
+
+func (l *eventLog) Message(text string)    { l.events = append(l.events, "message") }
+func (l *eventLog) Diagnostic(text string) { l.events = append(l.events, "diagnostic") }
+func (l *eventLog) ReadyCheck(step report.ReadyStep, _ int) {
+	l.events = append(l.events, fmt.Sprintf("ready %d", step))
+}
+func (l *eventLog) Warmup(n int, done bool) {
+	l.events = append(l.events, fmt.Sprintf("warmup %d %v", n, done))
+}
+func (l *eventLog) Traffic(t report.Traffic) {
+	l.events = append(l.events, fmt.Sprintf("traffic %d", t.MaxConcurrency))
+}
+func (l *eventLog) Result(in report.ConsoleInput) error {
+	l.events = append(l.events, fmt.Sprintf("result %d", in.Summary.Completed))
+	return nil
+}
+func (l *eventLog) Saved(path string)  { l.events = append(l.events, "saved "+filepath.Base(path)) }
+func (l *eventLog) Health(text string) { l.events = append(l.events, "health") }
+
+// A run tells its observer what it does instead of printing: with an
+// observer nothing reaches stdout or stderr.
+func TestRunObserver(t *testing.T) {
+	src := base + "load: {num_warmups: 2, ready_check_timeout_sec: 5}\noutput: disable_tqdm: true\n"
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(src), scenario.Options{Sets: []string{`output.result_dir="` + dir + `"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, silent := range []bool{true, false} {
+		var stdout, stderr bytes.Buffer
+		log := &eventLog{}
+		env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Now: time.Now, Observer: log}
+		if silent {
+			env.Observer = report.Silent{}
+		}
+		out, err := Run(context.Background(), sc, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout.Len() != 0 || stderr.Len() != 0 {
+			t.Errorf("silent %v: stdout %q, stderr %q", silent, stdout.String(), stderr.String())
+		}
+		if out.Summary.Completed != 12 {
+			t.Errorf("completed %d", out.Summary.Completed)
+		}
+		if silent {
+			continue
+		}
+		got := strings.Join(log.events, ", ")
+		if want := "ready 0, ready 2, ready 3, warmup 2 false, warmup 2 true, traffic 4, result 12, saved r.json, health"; !strings.HasSuffix(got, want) {
+			t.Errorf("events\n %s\nwant them to end with\n %s", got, want)
+		}
+		if !strings.HasPrefix(got, "diagnostic, diagnostic") {
+			t.Errorf("events %s: want the tokenizer and sampling diagnostics first", got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 // ArgvMode makes a run write what `vllm bench serve` writes for the same
 // command line (vbench serve): the result JSON has exactly vLLM's keys and no

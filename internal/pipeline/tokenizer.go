@@ -1,17 +1,15 @@
-package experiment
+package pipeline
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/hub"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -26,16 +24,13 @@ var modeWarning sync.Once
 // tokenizer.revision), downloaded into the Hugging Face cache. When none
 // of these loads and the target is a server (not the built-in simulator,
 // which needs a client tokenizer), the server's /tokenize and /detokenize
-// are used, as vLLM's Rust client does. One line on env.Stderr says which
+// are used, as vLLM's Rust client does. One diagnostic line says which
 // tokenizer was chosen and why. It returns nil with skip_init.
-func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (tokenizer.Tokenizer, string, error) {
+func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env, ep *endpoint) (tokenizer.Tokenizer, string, error) {
 	if sc.Tokenizer.SkipInit {
 		return nil, "", nil
 	}
-	stderr := env.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
+	stderr := lineWriter(env.observer().Diagnostic)
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -63,12 +58,12 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (toke
 	if !errors.Is(err, tokenizer.ErrNotLocal) {
 		return nil, name, err
 	}
-	base := serverBase(sc)
+	base := ep.base
 	model := sc.Target.ServedModelName
 	if model == "" {
 		model = sc.Target.Model
 	}
-	api, aerr := backend.NewServerAPI(base, model, sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+	api, aerr := ep.serverAPI(model)
 	if aerr != nil {
 		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, base, aerr)
 	}
@@ -86,8 +81,7 @@ func reason(err error) string {
 	return "no local tokenizer loaded: " + s
 }
 
-// serverBase is the target's base URL, as resolveTarget computes it for a
-// server target.
+// serverBase is the base URL of a server target (not the simulator).
 func serverBase(sc *scenario.Scenario) string {
 	if sc.Target.BaseURL != "" {
 		return strings.TrimSuffix(sc.Target.BaseURL, "/")

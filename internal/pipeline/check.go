@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"errors"
@@ -25,26 +25,15 @@ func unsupported(format string, args ...any) error {
 	return &unsupportedError{msg: fmt.Sprintf(format, args...)}
 }
 
-// Check reports, before anything runs, what in a schema-valid scenario
-// vbench cannot run: a dataset kind that is not registered, a backend vbench does not
-// implement, or an endpoint that does not end with the backend's URL
-// suffix (or "profile"). An experiment is checked run by run. Its errors
-// wrap ErrUnsupported.
-func Check(sc *scenario.Scenario) error {
-	if IsExperiment(sc) {
-		plan, err := Expand(sc)
-		if err != nil {
-			return err
-		}
-		for i := range plan.Runs {
-			if err := checkRun(plan.Runs[i].Scenario); err != nil {
-				return &unsupportedError{msg: fmt.Sprintf("run %s: %v", plan.Runs[i].Label, err)}
-			}
-		}
-		return nil
-	}
-	return checkRun(sc)
-}
+// CheckRun reports, before anything runs, what in a schema-valid scenario
+// of a single run vbench cannot run: a dataset kind that is not registered, a backend
+// vbench does not implement, or an endpoint that does not end with the
+// backend's URL suffix (or "profile"). Its errors wrap ErrUnsupported.
+func CheckRun(sc *scenario.Scenario) error { return checkRun(sc) }
+
+// Unsupportedf returns an error of the kind CheckRun returns: its message is
+// the formatted text alone, and it matches ErrUnsupported.
+func Unsupportedf(format string, args ...any) error { return unsupported(format, args...) }
 
 // checkRun is Check for a single run.
 func checkRun(sc *scenario.Scenario) error {

@@ -1,4 +1,4 @@
-package experiment
+package pipeline
 
 import (
 	"context"
@@ -32,9 +32,12 @@ type Outcome struct {
 	Interrupted bool
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
+	// ResultJSON is the result JSON document the run saved (nil when not
+	// saved): experiments summarise from it without reading the file back.
+	ResultJSON []byte
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
-	experiment *RunInfo
+	experiment any
 }
 
 // Run executes one scenario run end to end: tokenizer, target, dataset,
@@ -45,24 +48,77 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	return runOne(ctx, sc, env, nil)
 }
 
+// RunInExperiment is Run for one run of an experiment: exp (a JSON value,
+// not nil) is saved as the "experiment" member of the result's "vbench"
+// object.
+func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
+	return runOne(ctx, sc, env, exp)
+}
+
 // runOne is Run for one run of an experiment: exp, when not nil, is saved
 // as the "experiment" member of the result's "vbench" object.
-func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (*Outcome, error) {
+func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
-	if err := Check(sc); err != nil {
-		return nil, err
-	}
-	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)
+	pr, err := prepare(ctx, sc, env)
 	if err != nil {
 		return nil, err
 	}
-	tgt, err := resolveTarget(ctx, sc, tok, env)
+	defer pr.close()
+	return pr.execute(ctx, env, exp)
+}
+
+// preparedRun is a run whose stages are ready: the tokenizer, the target,
+// the dataset's requests prepared by the backend client, and the schedule.
+type preparedRun struct {
+	sc       *scenario.Scenario
+	tok      tokenizer.Tokenizer
+	tokName  string
+	tgt      *target
+	client   *backend.Client
+	prepared []backend.Prepared
+	probe    []backend.Prepared
+	offsets  []time.Duration
+	maxConc  int
+	// closers release the stages (the client, the built-in simulator), in
+	// reverse order.
+	closers []func()
+}
+
+// close releases the run's stages.
+func (pr *preparedRun) close() {
+	for i := len(pr.closers) - 1; i >= 0; i-- {
+		pr.closers[i]()
+	}
+}
+
+// prepare resolves and builds the stages of a run, in order: the tokenizer,
+// the target (starting the built-in simulator), the dataset, the backend
+// client with the prepared requests, and the schedule. Nothing is sent to
+// the benchmark endpoint yet. On error the stages made so far are
+// released.
+func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRun, err error) {
+	pr := &preparedRun{sc: sc}
+	defer func() {
+		if err != nil {
+			pr.close()
+		}
+	}()
+	if err := checkRun(sc); err != nil {
+		return nil, err
+	}
+	ep := newEndpoint(sc)
+	tok, tokName, err := loadTokenizerEnv(ctx, sc, env, ep)
 	if err != nil {
 		return nil, err
 	}
-	defer tgt.closeSim()
+	tgt, err := resolveTarget(ctx, sc, tok, env, ep)
+	if err != nil {
+		return nil, err
+	}
+	pr.closers = append(pr.closers, tgt.closeSim)
+	pr.tok, pr.tokName, pr.tgt = tok, tokName, tgt
 
 	ignoreEOS := sc.Sampling.IgnoreEOS
 	dsKind := sc.Dataset.Kind()
@@ -82,8 +138,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	}
 
 	extra := samplingBody(sc)
+	obs := env.observer()
 	if sc.Sampling.Temperature == nil {
-		fmt.Fprintln(env.Stdout, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+		obs.Message("WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
 	}
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {
@@ -105,7 +162,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	if err != nil {
 		return nil, err
 	}
-	defer client.Close()
+	pr.closers = append(pr.closers, func() { client.Close() })
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
@@ -114,59 +171,42 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	if err != nil {
 		return nil, err
 	}
+	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
+	if err != nil {
+		return nil, err
+	}
+	pr.client, pr.prepared, pr.probe, pr.offsets, pr.maxConc = client, prepared, probe, offsets, maxConc
+	return pr, nil
+}
 
-	fmt.Fprintln(env.Stdout, "Starting initial single prompt test run...")
+// execute runs a prepared run: the ready check, the warmups, the timed
+// run through the dispatcher with its sinks (the records file, the metrics
+// accumulator, the progress bar), then the reports. exp, when not nil, is
+// saved as the "experiment" member of the result's "vbench" object.
+func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome, error) {
+	sc, tok, tokName, tgt, client := pr.sc, pr.tok, pr.tokName, pr.tgt, pr.client
+	prepared, probe, offsets, maxConc := pr.prepared, pr.probe, pr.offsets, pr.maxConc
+	obs := env.observer()
+	obs.ReadyCheck(report.ReadyStarting, 0)
 	if err := readyCheck(ctx, sc, client, probe, env); err != nil {
 		return nil, err
 	}
 	if n := sc.Load.NumWarmups; n > 0 {
-		fmt.Fprintf(env.Stdout, "Warming up with %d requests...\n", n)
-		warm := make([]backend.Prepared, n)
-		for i := range warm {
-			warm[i] = probe[0]
-		}
-		sendAll(ctx, client, warm, maxConc)
-		fmt.Fprintln(env.Stdout, "Warmup run completed.")
+		obs.Warmup(n, false)
+		sendAll(ctx, client, probe[0], n, maxConc)
+		obs.Warmup(n, true)
 	}
 
-	fmt.Fprintln(env.Stdout, "Starting main benchmark run...")
-	spec := scheduleSpec(sc)
+	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc}
 	if r := sc.Load.RampUp; r != nil {
-		fmt.Fprintf(env.Stdout, "Traffic ramp-up strategy: %s.\n", r.Strategy)
-		fmt.Fprintf(env.Stdout, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
-	} else {
-		fmt.Fprintf(env.Stdout, "Traffic request rate: %s\n", report.PyFloatRepr(float64(sc.Load.RequestRate)))
+		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
-	shape := "(Gamma distribution)"
-	if sc.Load.Burstiness == 1 {
-		shape = "(Poisson process)"
-	}
-	fmt.Fprintf(env.Stdout, "Burstiness factor: %s %s\n", report.PyFloatRepr(float64(sc.Load.Burstiness)), shape)
-	if maxConc > 0 {
-		fmt.Fprintf(env.Stdout, "Maximum request concurrency: %d\n", maxConc)
-	} else {
-		fmt.Fprintln(env.Stdout, "Maximum request concurrency: None")
-	}
-	offsets, err := schedule.Offsets(spec, len(prepared), uint32(sc.Seed))
-	if err != nil {
-		return nil, err
-	}
+	obs.Traffic(traffic)
 
-	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
-	}
-	// Collect the dataset's garbage now rather than during the run.
-	runtime.GC()
-	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
-	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, OnDone: progress.done},
-		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
-			client.Send(ctx, &prepared[i], rec, now)
-		}))
-	progress.finish()
-	end := env.Now()
-
-	sum := metrics.Compute(res.Records, res.Duration, metrics.Options{
+	// The output files are named, and the records file opened, before the
+	// run: the records stream into it as they complete.
+	files := planFiles(sc, tgt.modelID, env.Now(), env.Argv)
+	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
@@ -174,16 +214,41 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 	})
+	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
+	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
+	var recFile *record.FileSink
+	if files.records != "" {
+		var err error
+		if recFile, err = createRecords(sc, files.records); err != nil {
+			return nil, err
+		}
+		sinks = append([]run.Sink{recFile}, sinks...)
+	}
+
+	// Open the connections the first wave will use before the clock starts.
+	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
+		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
+	}
+	// Collect the dataset's garbage now rather than during the run.
+	runtime.GC()
+	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks},
+		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			client.Send(ctx, &prepared[i], rec, now)
+		}))
+	progress.finish()
+	var recErr error
+	if recFile != nil {
+		if recErr = recFile.Close(); recErr != nil {
+			recErr = fmt.Errorf("writing the records: %w", recErr)
+		}
+	}
+
+	sum := acc.Close(res.Duration)
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), end, env, out)
-	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
-	healthOut := env.Stdout
-	if !env.Argv.extras() {
-		healthOut = env.Stderr
-	}
-	writeHealth(healthOut, out.Health)
+	err := writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
+	obs.Health(healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
@@ -224,16 +289,21 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // entry, which may align the prompts with the server's tokenizer as vLLM
 // does.
 func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env) ([]dataset.Request, error) {
+	obs := env.observer()
 	return dataset.Build(ctx, sc.Dataset, dataset.Env{
 		Tokenizer:  tok,
 		Seed:       sc.Seed,
 		NumPrompts: sc.Load.NumPrompts,
 		IDPrefix:   requestIDPrefix(sc),
 		Server: func() (dataset.ServerTokenizer, error) {
-			return backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
+			api, err := tgt.ep.serverAPI(tgt.modelID)
+			if err != nil {
+				return nil, err
+			}
+			return api, nil
 		},
-		Stdout: env.Stdout,
-		Stderr: env.Stderr,
+		Stdout: lineWriter(obs.Message),
+		Stderr: lineWriter(obs.Diagnostic),
 	})
 }
 
@@ -242,15 +312,15 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 func readyCheck(ctx context.Context, sc *scenario.Scenario, c *backend.Client, probe []backend.Prepared, env Env) error {
 	timeout := time.Duration(sc.Load.ReadyCheckTimeoutSec) * time.Second
 	if timeout <= 0 {
-		fmt.Fprintln(env.Stdout, "Skipping endpoint ready check.")
+		env.observer().ReadyCheck(report.ReadySkipped, 0)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Waiting for endpoint to become up in %d seconds\n", sc.Load.ReadyCheckTimeoutSec)
+	env.observer().ReadyCheck(report.ReadyWaiting, sc.Load.ReadyCheckTimeoutSec)
 	deadline := time.Now().Add(timeout)
 	for {
-		rec := sendAll(ctx, c, probe, 0)[0]
+		rec := sendAll(ctx, c, probe[0], 1, 0)[0]
 		if rec.Success {
-			fmt.Fprintln(env.Stdout, "Initial test run completed.")
+			env.observer().ReadyCheck(report.ReadyDone, 0)
 			return nil
 		}
 		if time.Now().Add(5*time.Second).After(deadline) || ctx.Err() != nil {
@@ -306,10 +376,3 @@ func firstError(recs []*record.Record) string {
 	return "none"
 }
 
-// pyNum formats a ramp-up rate as vLLM prints its int flags.
-func pyNum(f float64) string {
-	if f == math.Trunc(f) {
-		return fmt.Sprintf("%d", int64(f))
-	}
-	return report.PyFloatRepr(f)
-}

@@ -1,7 +1,4 @@
-// Package experiment executes scenarios: it resolves a scenario into its
-// dataset, backend and schedule stages, runs them, and writes the reports.
-// Sweeps, repeats and comparisons expand into single runs here.
-package experiment
+package pipeline
 
 import (
 	"context"
@@ -10,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -34,6 +31,33 @@ type Env struct {
 	Now func() time.Time
 	// Argv, when set, runs in vbench serve's argv mode (see ArgvMode).
 	Argv *ArgvMode
+	// Observer, when set, is told what the run does instead of the
+	// console (a report.Console on Stdout and Stderr); report.Silent{}
+	// makes the run silent. The progress bar is drawn on Stderr either
+	// way (output.disable_tqdm turns it off).
+	Observer report.RunObserver
+}
+
+// observer is the run's observer: env.Observer, else the console.
+func (env Env) observer() report.RunObserver {
+	if env.Observer != nil {
+		return env.Observer
+	}
+	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
+	return &report.Console{Stdout: env.Stdout, Stderr: env.Stderr, HealthToStderr: !env.Argv.extras()}
+}
+
+// lineWriter writes whole lines to an observer's Message or Diagnostic.
+type lineWriter func(text string)
+
+// Write passes each line of p (without its newline) to w.
+func (w lineWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		if line != "" {
+			w(strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return len(p), nil
 }
 
 // ErrAllFailed is returned (wrapped) when a run completed but every request failed.
@@ -46,11 +70,45 @@ type target struct {
 	modelName string // payload "model"
 	modelID   string // tokenizer default and result model_id
 	closeSim  func()
+	ep        *endpoint
+}
+
+// endpoint is a run's server: its base URL, derived once (when the
+// built-in simulator starts, for a simulator target), and its server-API
+// client (/v1/models, /tokenize, /detokenize), made once on first use and
+// shared by the tokenizer, the model lookup and the dataset's alignment.
+type endpoint struct {
+	sc   *scenario.Scenario
+	base string
+	api  *backend.ServerAPI
+}
+
+// newEndpoint is the endpoint of sc: its base URL is known now for a
+// server target, and set by resolveTarget for the simulator.
+func newEndpoint(sc *scenario.Scenario) *endpoint {
+	e := &endpoint{sc: sc}
+	if sc.Target.Simulator == nil {
+		e.base = serverBase(sc)
+	}
+	return e
+}
+
+// serverAPI is the server-API client, sending model with /tokenize.
+func (e *endpoint) serverAPI(model string) (*backend.ServerAPI, error) {
+	if e.api == nil {
+		t := e.sc.Target
+		api, err := backend.NewServerAPI(e.base, "", t.Headers, t.Insecure, t.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		e.api = api
+	}
+	return e.api.WithModel(model), nil
 }
 
 // resolveTarget starts the built-in simulator when the scenario asks for
 // it, and settles the model name and id (asking /v1/models when unset).
-func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, env Env) (*target, error) {
+func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, env Env, ep *endpoint) (*target, error) {
 	t := &target{closeSim: func() {}}
 	if s := sc.Target.Simulator; s != nil {
 		cfg := sim.DefaultConfig()
@@ -71,13 +129,10 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		if err != nil {
 			return nil, fmt.Errorf("starting the built-in simulator: %w", err)
 		}
-		t.base = srv.URL()
+		ep.base = srv.URL()
 		t.closeSim = func() { _ = srv.Close() }
-	} else if sc.Target.BaseURL != "" {
-		t.base = strings.TrimSuffix(sc.Target.BaseURL, "/")
-	} else {
-		t.base = "http://" + net.JoinHostPort(sc.Target.Host, strconv.Itoa(sc.Target.Port))
 	}
+	t.base, t.ep = ep.base, ep
 	t.apiURL = t.base + sc.Target.Endpoint
 	t.modelID = sc.Target.Model
 	t.modelName = sc.Target.Model
@@ -85,8 +140,8 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		t.modelName = sc.Target.ServedModelName
 	}
 	if t.modelID == "" {
-		fmt.Fprintln(env.Stdout, "Model not specified, fetching first model from server...")
-		api, err := backend.NewServerAPI(t.base, "", sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+		env.observer().Message("Model not specified, fetching first model from server...")
+		api, err := ep.serverAPI("")
 		if err != nil {
 			t.closeSim()
 			return nil, err
@@ -96,7 +151,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 			t.closeSim()
 			return nil, err
 		}
-		fmt.Fprintf(env.Stdout, "First model name: %s, first model id: %s\n", id, root)
+		env.observer().Message(fmt.Sprintf("First model name: %s, first model id: %s", id, root))
 		t.modelName, t.modelID = id, root
 	}
 	return t, nil
@@ -122,30 +177,12 @@ func requestIDPrefix(sc *scenario.Scenario) string {
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
-// sendAll sends reqs concurrently (at most limit at once, 0 = all) and
-// returns their records; used for warmups and the ready check.
-func sendAll(ctx context.Context, c *backend.Client, reqs []backend.Prepared, limit int) []*record.Record {
-	recs := make([]*record.Record, len(reqs))
-	done := make(chan struct{}, len(reqs))
-	var sem chan struct{}
-	if limit > 0 {
-		sem = make(chan struct{}, limit)
-	}
-	start := time.Now()
-	now := func() time.Duration { return time.Since(start) }
-	for i := range reqs {
-		recs[i] = &record.Record{Index: i}
-		go func() {
-			defer func() { done <- struct{}{} }()
-			if sem != nil {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-			}
-			c.Send(ctx, &reqs[i], recs[i], now)
-		}()
-	}
-	for range reqs {
-		<-done
-	}
-	return recs
+// sendAll sends req n times through the dispatcher, all released at once
+// with at most limit in flight (0 = all), and returns their records; used
+// for warmups and the ready check.
+func sendAll(ctx context.Context, c *backend.Client, req backend.Prepared, n, limit int) []*record.Record {
+	return run.Run(ctx, run.Plan{Offsets: make([]time.Duration, n), MaxConcurrency: limit},
+		run.SenderFunc(func(ctx context.Context, _ int, rec *record.Record, now func() time.Duration) {
+			c.Send(ctx, &req, rec, now)
+		})).Records
 }

@@ -1,8 +1,7 @@
-package experiment
+package pipeline
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/vbench/vbench/internal/run"
@@ -81,7 +80,12 @@ func healthLines(h run.Health) string {
 	return b.String()
 }
 
-// writeHealth prints healthLines(h) to w.
-func writeHealth(w io.Writer, h run.Health) {
-	_, _ = io.WriteString(w, healthLines(h))
+// ClientHealthObject is the "client_health" object a result's "vbench"
+// object holds for h (nil when h describes no requests), as result readers
+// find it.
+func ClientHealthObject(h run.Health) any {
+	if c := newClientHealth(h); c != nil {
+		return c
+	}
+	return nil
 }

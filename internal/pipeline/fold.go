@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// Folded is a run's result rebuilt from its records file alone, e.g. after
+// the run was killed before it could write its result.
+type Folded struct {
+	// Header is the file's header line.
+	Header *record.Header
+	// Scenario is the run's scenario, from the header.
+	Scenario *scenario.Scenario
+	// Records are the file's records in request order.
+	Records []*record.Record
+	// Summary is the metrics summary of Records (see FoldRecords for its
+	// duration).
+	Summary *metrics.Summary
+	// Duration is the duration the summary's rates divide by.
+	Duration time.Duration
+	// Truncated reports that the file's last line was cut short and was
+	// left out.
+	Truncated bool
+}
+
+// FoldRecords rebuilds a run's summary from its records file at path: the
+// header's scenario gives the metric options (percentile metrics and
+// percentiles, goodput, whether the concurrency limit and the request rate
+// were set), and the records are folded through a metrics.Accumulator as
+// the run folded them. countTokens counts the tokens of a generated text
+// for the successes whose server reported no completion_tokens (the run's
+// client tokenizer); nil means the run had none (tokenizer.skip_init).
+//
+// The run's duration is not in the file (it ends when the last request
+// returns): the summary uses the time of the last response any record
+// holds, which is a little shorter, so throughputs read a little higher
+// than the run's own; the latency statistics are exactly the run's.
+func FoldRecords(path string, countTokens func(string) int) (*Folded, error) {
+	f, sc, err := readFold(path)
+	if err != nil {
+		return nil, err
+	}
+	return fold(f, sc, countTokens), nil
+}
+
+// Fold is FoldRecords with the run's own client tokenizer, resolved from
+// the header's scenario as the run resolved it (its diagnostics go to
+// env's observer), when a success needs its text counted; when every
+// success carries the server's completion_tokens, nothing is resolved.
+func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
+	f, sc, err := readFold(path)
+	if err != nil {
+		return nil, err
+	}
+	var count func(string) int
+	if !sc.Tokenizer.SkipInit {
+		count = func(string) int { return 0 } // never called: the server counted
+		for _, r := range f.Records {
+			if r.Success && r.OutputTokens == 0 {
+				tok, _, err := loadTokenizerEnv(ctx, sc, env, newEndpoint(sc))
+				if err != nil {
+					return nil, fmt.Errorf("%s: the run's tokenizer, to count output tokens the server did not report: %w", path, err)
+				}
+				count = countTokens(tok)
+				break
+			}
+		}
+	}
+	return fold(f, sc, count), nil
+}
+
+// readFold reads a records file and the scenario its header holds.
+func readFold(path string) (*record.File, *scenario.Scenario, error) {
+	f, err := record.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.Header == nil {
+		return nil, nil, fmt.Errorf("%s: no header line: the file was not streamed by a vbench run (records written after a run have no header), so its scenario is unknown", path)
+	}
+	if len(f.Header.Scenario) == 0 {
+		return nil, nil, fmt.Errorf("%s: the header holds no scenario", path)
+	}
+	sc, err := scenario.LoadBytes("scenario.json", f.Header.Scenario, scenario.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the header's scenario: %w", path, err)
+	}
+	if len(f.Records) == 0 {
+		return nil, nil, fmt.Errorf("%s: no records: the run completed no request before it stopped", path)
+	}
+	return f, sc, nil
+}
+
+// fold folds the records of f, from a run of sc.
+func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *Folded {
+	maxConc := 0
+	if sc.Load.MaxConcurrency != nil {
+		maxConc = *sc.Load.MaxConcurrency
+	}
+	acc := metrics.NewAccumulator(metrics.Options{
+		PercentileMetrics: sc.Metrics.PercentileMetrics,
+		Percentiles:       sc.Metrics.MetricPercentiles,
+		Goodput:           sc.Metrics.Goodput,
+		CountTokens:       countTokens,
+		MaxConcurrencySet: maxConc > 0,
+		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+	})
+	var dur time.Duration
+	for _, r := range f.Records {
+		acc.Add(r)
+		dur = max(dur, r.Start, r.End)
+		if n := len(r.Chunks); n > 0 {
+			dur = max(dur, r.Chunks[n-1])
+		}
+	}
+	sum := acc.Close(dur)
+	recs := slices.Clone(f.Records)
+	slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
+	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated}
+}

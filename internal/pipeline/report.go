@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/version"
+)
+
+// vbenchInfo is the "vbench" object appended to the result JSON: enough to
+// trace a result to the exact scenario and re-run it.
+type vbenchInfo struct {
+	Version      string             `json:"version"`
+	ScenarioHash string             `json:"scenario_hash"`
+	Scenario     *scenario.Scenario `json:"scenario"`
+	Records      string             `json:"records,omitempty"`
+	// Experiment places the run in its experiment (sweep, repeat, compare).
+	Experiment any `json:"experiment,omitempty"`
+	// ClientHealth is the client's send lag and CPU use during the run.
+	ClientHealth *clientHealth `json:"client_health,omitempty"`
+	// Interrupted marks a run cancelled before it finished: its requests
+	// that never ran count as failed, so --resume must not take it as done.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// runFiles are a run's output files, named before the run starts.
+type runFiles struct {
+	// date is the result's "date" and the stamp in its default file name.
+	date string
+	// result is the result JSON ("" when the result is not saved).
+	result string
+	// records is the per-request JSONL ("" when none is written).
+	records string
+	// ramp is the result's ramp-up settings (nil without ramp-up).
+	ramp *report.RampUp
+}
+
+// planFiles names a run's output files, stamped with now: the result JSON
+// when the scenario saves (or appends) it, and next to it the per-request
+// records when output.records is set outside argv mode without extras.
+func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvMode) runFiles {
+	o := sc.Output
+	f := runFiles{date: now.Format("20060102-150405")}
+	if r := sc.Load.RampUp; r != nil {
+		f.ramp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
+	}
+	if !o.SaveResult && !o.AppendResult {
+		return f
+	}
+	f.result = report.ResultFileName(report.FileNameInput{
+		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
+		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: modelID, Date: f.date, RampUp: f.ramp,
+		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
+	})
+	if o.Records && argv.extras() {
+		f.records = recordsPath(f.result)
+	}
+	return f
+}
+
+// createRecords creates the run's records file at path, with its header:
+// this host, shard 0/1, the scenario's hash and (redacted) text, and this
+// vbench's version; the run fills in its start.
+func createRecords(sc *scenario.Scenario, path string) (*record.FileSink, error) {
+	host, _ := os.Hostname()
+	text, err := json.Marshal(sc.Redacted())
+	if err != nil {
+		return nil, fmt.Errorf("writing the records: %w", err)
+	}
+	f, err := record.CreateFile(path, record.Header{Host: host, Shard: "0/1", ScenarioHash: sc.Hash(), Version: version.Version, Scenario: text})
+	if err != nil {
+		return nil, fmt.Errorf("writing the records: %w", err)
+	}
+	return f, nil
+}
+
+// writeReports prints the failure lines and the result block, then writes
+// the result JSON when the scenario asks, unless recErr says the records
+// it would name were not all written. planned is the number of requests
+// the run was to send.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, recErr error, env Env, out *Outcome) error {
+	if err := env.observer().Result(report.ConsoleInput{
+		Summary:        sum,
+		MaxConcurrency: sc.Load.MaxConcurrency,
+		RequestRate:    float64(sc.Load.RequestRate),
+	}); err != nil {
+		return err
+	}
+	o := sc.Output
+	path, date, ramp := files.result, files.date, files.ramp
+	if path == "" {
+		return nil
+	}
+	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
+		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
+	if files.records != "" {
+		out.RecordsPath = files.records
+		info.Records = filepath.Base(out.RecordsPath)
+	}
+	data, err := report.MarshalResult(report.ResultInput{
+		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
+		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
+		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
+		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
+		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
+		VBench:          env.Argv.vbenchObject(info),
+	})
+	if err != nil {
+		return fmt.Errorf("building the result JSON: %w", err)
+	}
+	// The result names the records, so it must not exist without them.
+	if recErr != nil {
+		return recErr
+	}
+	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	out.ResultPath, out.ResultJSON = path, data
+	env.observer().Saved(path)
+	return nil
+}
+
+// recordsPath is the JSONL file next to a result: x.json → x.records.jsonl.
+func recordsPath(result string) string {
+	return strings.TrimSuffix(result, filepath.Ext(result)) + ".records.jsonl"
+}
+
+// metadata is the scenario's metadata in its own order (file or
+// command-line order), which vLLM keeps in the result JSON.
+func metadata(m scenario.Metadata) []report.Metadata {
+	out := make([]report.Metadata, len(m))
+	for i, kv := range m {
+		out[i] = report.Metadata{Key: kv.Key, Value: kv.Value}
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Format is the value of a records file header's "format" member: it marks
+// the header line and versions the file layout.
+const Format = "vbench-records/1"
+
+// startLayout is RFC 3339 with all nine digits of the nanoseconds.
+const startLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Header is the first line of a records file written by FileSink. With it
+// every record's run-relative times become wall-clock times (StartUnixNs +
+// a record's nanoseconds), so the records of runs made on several machines
+// can be merged.
+type Header struct {
+	// Format is always the constant Format.
+	Format string `json:"format"`
+	// Start is the wall-clock time the run started, in UTC, RFC 3339 with
+	// nanoseconds; StartUnixNs is the same instant in Unix nanoseconds.
+	Start       string `json:"start"`
+	StartUnixNs int64  `json:"start_unix_ns"`
+	// Host is the name of the machine that ran the client.
+	Host string `json:"host"`
+	// Shard is "k/n": the file holds shard k (0-based) of a run split
+	// over n clients; "0/1" for a run on one client.
+	Shard string `json:"shard"`
+	// ScenarioHash is the hash of the run's scenario.
+	ScenarioHash string `json:"scenario_hash"`
+	// Version is the vbench version that wrote the file.
+	Version string `json:"vbench_version"`
+	// Scenario is the run's resolved scenario with its secrets redacted,
+	// as the result JSON holds it, so that the file alone can be folded
+	// into a result (omitted when unknown).
+	Scenario json.RawMessage `json:"scenario,omitempty"`
+}
+
+// SetStart sets Start and StartUnixNs from t.
+func (h *Header) SetStart(t time.Time) {
+	h.Start = t.UTC().Format(startLayout)
+	h.StartUnixNs = t.UnixNano()
+}
+
+// StartTime is the run's start as a time.Time (zero when unknown).
+func (h *Header) StartTime() time.Time {
+	if h.StartUnixNs == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, h.StartUnixNs)
+}
+
+// FileSink streams a run's records to a JSONL file as they complete: the
+// header line when the run starts, then one line per record. Each line
+// goes to the file with a single write as soon as its record arrives, so
+// when the process is killed the file holds the header and every record
+// sunk before, each on a whole line. Use it as one of the run's sinks (it
+// implements run.Sink and run.Starter); its methods are called one at a
+// time.
+type FileSink struct {
+	f      *os.File
+	path   string
+	header Header
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	n      int
+	err    error
+}
+
+// CreateFile creates (or truncates) the records file at path, creating
+// its directory, for a run described by h; the run's start is filled in
+// by Start.
+func CreateFile(path string, h Header) (*FileSink, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create records directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create records file: %w", err)
+	}
+	h.Format = Format
+	s := &FileSink{f: f, path: path, header: h}
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	return s, nil
+}
+
+// Path is the file's path.
+func (s *FileSink) Path() string { return s.path }
+
+// Start writes the header line with the run's wall-clock start.
+func (s *FileSink) Start(start time.Time) {
+	s.header.SetStart(start)
+	s.writeLine(&s.header, "header")
+}
+
+// Record writes rec as one line. After a failed write the sink drops the
+// records that follow; Close reports the error.
+func (s *FileSink) Record(rec *Record) {
+	if s.writeLine(rec, "record") {
+		s.n++
+	}
+}
+
+func (s *FileSink) writeLine(v any, what string) bool {
+	if s.err != nil {
+		return false
+	}
+	s.buf.Reset()
+	if err := s.enc.Encode(v); err != nil {
+		s.err = fmt.Errorf("write %s %d to %s: %w", what, s.n, s.path, err)
+		return false
+	}
+	if _, err := s.f.Write(s.buf.Bytes()); err != nil {
+		s.err = fmt.Errorf("write %s %d to %s: %w", what, s.n, s.path, err)
+		return false
+	}
+	return true
+}
+
+// Count is the number of records written.
+func (s *FileSink) Count() int { return s.n }
+
+// Close syncs and closes the file and returns the first error of any
+// write.
+func (s *FileSink) Close() error {
+	err := s.err
+	if serr := s.f.Sync(); err == nil && serr != nil {
+		err = fmt.Errorf("sync %s: %w", s.path, serr)
+	}
+	if cerr := s.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", s.path, cerr)
+	}
+	return err
+}
+
+// File is a records file read back by ReadFile.
+type File struct {
+	// Header is the file's header line, nil for a file without one
+	// (written before vbench wrote headers, or by WriteJSONL).
+	Header *Header
+	// Records are the records, in file order (completion order for a
+	// streamed file).
+	Records []*Record
+	// Truncated reports that the last line was cut short (the writer was
+	// killed while writing it) and was left out.
+	Truncated bool
+}
+
+// ReadFile reads the records file at path: its header, if it has one, and
+// its records, as ReadJSONL reads them, except that a last line cut short
+// by a killed writer is left out and reported in File.Truncated.
+func ReadFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rf, err := readJSONL(f, true)
+	if err != nil {
+		return rf, fmt.Errorf("%s: %w", path, err)
+	}
+	return rf, nil
+}
+
+// isHeader reports whether a JSON object line is a records file header.
+func isHeader(line []byte) (*Header, bool) {
+	if !bytes.Contains(line, []byte(`"format"`)) {
+		return nil, false
+	}
+	var h Header
+	if err := json.Unmarshal(line, &h); err != nil || !strings.HasPrefix(h.Format, "vbench-records/") {
+		return nil, false
+	}
+	return &h, true
+}
