@@ -375,4 +375,3 @@ func firstError(recs []*record.Record) string {
 	}
 	return "none"
 }
-
