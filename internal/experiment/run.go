@@ -83,7 +83,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 
 	extra := samplingBody(sc)
 	if sc.Sampling.Temperature == nil {
-		fmt.Fprintln(env.Stdout, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+		fmt.Fprintln(env.Stdout, temperatureWarning(env.Argv))
 	}
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {

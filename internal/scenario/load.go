@@ -192,7 +192,8 @@ func Default() *Scenario {
 func (l *locator) parse(src Source, cs *compiledSchema) (*ast.File, []Problem) {
 	var f *ast.File
 	var err error
-	switch ext := strings.ToLower(filepath.Ext(src.Name)); ext {
+	ext := strings.ToLower(filepath.Ext(src.Name))
+	switch ext {
 	case ".cue":
 		f, err = parser.ParseFile(src.Name, src.Data, parser.ParseComments)
 	case ".yaml", ".yml":
@@ -212,6 +213,11 @@ func (l *locator) parse(src Source, cs *compiledSchema) (*ast.File, []Problem) {
 	if err != nil {
 		var cerr cueerrors.Error
 		if !errors.As(err, &cerr) {
+			if ext == ".yaml" || ext == ".yml" {
+				if p, ok := l.yamlProblem(src); ok {
+					return nil, []Problem{p}
+				}
+			}
 			return nil, []Problem{l.plainProblem(src.Name, err)}
 		}
 		return nil, l.problems(err, cs)
