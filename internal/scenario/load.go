@@ -65,6 +65,12 @@ type Options struct {
 	// Dir is the directory file names in errors are shown relative to;
 	// empty means the process's working directory.
 	Dir string
+
+	// Note, when not nil, receives notes on how the inputs were combined
+	// where a later input replaced more than the field it sets: a base
+	// URL given by a later file or --set replaces an earlier simulator
+	// (and a later simulator an earlier base URL).
+	Note func(msg string)
 }
 
 // Source is one scenario input held in memory.
@@ -167,6 +173,11 @@ func LoadSources(srcs []Source, opts Options) (*Scenario, error) {
 	}
 	if problems := loc.checkExperiments(s, cs); len(problems) > 0 {
 		return nil, newError(nil, problems...)
+	}
+	if opts.Note != nil {
+		for _, n := range loc.notes {
+			opts.Note(n)
+		}
 	}
 	return s, nil
 }
@@ -273,6 +284,8 @@ func exprFile(name string, x ast.Expr) *ast.File {
 // then adding them as files), lets inject modify the files (tags), unifies
 // everything with the schema, and decodes and validates the result.
 func (l *locator) resolve(cs *compiledSchema, files []*ast.File, overrides []override, inject func([]*ast.File) []Problem) (s *Scenario, err error) {
+	overrides, notes := l.chooseTarget(files, overrides)
+	l.notes = append(l.notes, notes...)
 	all := files
 	for _, o := range overrides {
 		if o.replace {
