@@ -323,6 +323,9 @@ func (l *locator) resolve(cs *compiledSchema, files []*ast.File, overrides []ove
 	user := cuecontext.New().BuildInstance(inst)
 	l.user = user
 	v := cs.def.Unify(user)
+	for _, d := range userDefaults(user) {
+		v = v.FillPath(d.path, d.value)
+	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return nil, newError(err, l.problems(err, cs)...)
 	}
