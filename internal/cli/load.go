@@ -34,7 +34,8 @@ func (f *scenarioFlags) load(p Process, files []string) (*scenario.Scenario, err
 		}
 		tags[k] = v
 	}
-	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv, Check: experiment.CheckMetrics})
+	note := func(msg string) { fmt.Fprintf(p.Stderr, "vbench: note: %s\n", msg) }
+	sc, err := scenario.LoadFiles(files, scenario.Options{Sets: f.sets, Tags: tags, Env: p.Getenv, Check: experiment.CheckMetrics, Note: note})
 	if err != nil {
 		return nil, usageErr(err)
 	}

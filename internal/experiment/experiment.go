@@ -33,9 +33,9 @@ type Options struct {
 var ErrUnsupported = pipeline.ErrUnsupported
 
 // Check reports, before anything runs, what in a schema-valid scenario
-// vbench cannot run: a dataset other than random, a backend vbench does not
-// implement, or an endpoint that does not end with the backend's URL
-// suffix (or "profile"). An experiment is checked run by run. Its errors
+// vbench cannot run (see pipeline.CheckRun: an unregistered dataset kind,
+// an unimplemented backend, a wrong endpoint, more requests than memory
+// holds). An experiment is checked run by run. Its errors
 // wrap ErrUnsupported.
 func Check(sc *scenario.Scenario) error {
 	if IsExperiment(sc) {

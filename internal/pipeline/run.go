@@ -140,7 +140,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	extra := samplingBody(sc)
 	obs := env.observer()
 	if sc.Sampling.Temperature == nil {
-		obs.Message("WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+		obs.Message(temperatureWarning(env.Argv))
 	}
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {

@@ -21,7 +21,6 @@ target: {
 	endpoint: "/v1/chat/completions"
 	model:    "Qwen/Qwen3-8B"
 	headers: {"Authorization": "Bearer s3cret", "_x": "1", "if": "2"}
-	lora_modules: ["a", "b"]
 	simulator: {jitter_ms: 0.5}
 }
 tokenizer: {name: "o200k_base", revision: "main"}
@@ -46,7 +45,7 @@ metrics: {
 	metric_percentiles: [50, 99.9]
 	goodput: {ttft: 200, e2el: 1e4}
 }
-output: {metadata: {"run": "nightly", "<tag>": "&"}, timeline_itl_thresholds: [10, 20.5]}
+output: {metadata: {"run": "nightly", "<tag>": "&"}}
 sweep: {axes: {"load.max_concurrency": [1, 8], "target.headers.Authorization": ["Bearer other", "Bearer third"]}, mode: "zip"}
 repeat: {count: 3}
 compare: {

@@ -26,6 +26,9 @@ type locator struct {
 	user cue.Value
 	// fallback is shown when nothing better is known.
 	fallback Pos
+	// notes say how the inputs were combined where that is not obvious
+	// (an overlay's base URL replacing a base's simulator).
+	notes []string
 }
 
 // pos converts p, relative to l.dir.

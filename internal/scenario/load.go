@@ -73,6 +73,12 @@ type Options struct {
 	// the user's input (file:line:col); any problem makes the load fail
 	// with an [*Error].
 	Check func(*Scenario) []Problem
+
+	// Note, when not nil, receives notes on how the inputs were combined
+	// where a later input replaced more than the field it sets: a base
+	// URL given by a later file or --set replaces an earlier simulator
+	// (and a later simulator an earlier base URL).
+	Note func(msg string)
 }
 
 // Source is one scenario input held in memory.
@@ -179,6 +185,11 @@ func LoadSources(srcs []Source, opts Options) (*Scenario, error) {
 	if problems := loc.runCheck(s, cs, opts.Check); len(problems) > 0 {
 		return nil, newError(nil, problems...)
 	}
+	if opts.Note != nil {
+		for _, n := range loc.notes {
+			opts.Note(n)
+		}
+	}
 	return s, nil
 }
 
@@ -203,7 +214,8 @@ func Default() *Scenario {
 func (l *locator) parse(src Source, cs *compiledSchema) (*ast.File, []Problem) {
 	var f *ast.File
 	var err error
-	switch ext := strings.ToLower(filepath.Ext(src.Name)); ext {
+	ext := strings.ToLower(filepath.Ext(src.Name))
+	switch ext {
 	case ".cue":
 		f, err = parser.ParseFile(src.Name, src.Data, parser.ParseComments)
 	case ".yaml", ".yml":
@@ -223,6 +235,11 @@ func (l *locator) parse(src Source, cs *compiledSchema) (*ast.File, []Problem) {
 	if err != nil {
 		var cerr cueerrors.Error
 		if !errors.As(err, &cerr) {
+			if ext == ".yaml" || ext == ".yml" {
+				if p, ok := l.yamlProblem(src); ok {
+					return nil, []Problem{p}
+				}
+			}
 			return nil, []Problem{l.plainProblem(src.Name, err)}
 		}
 		return nil, l.problems(err, cs)
@@ -278,6 +295,8 @@ func exprFile(name string, x ast.Expr) *ast.File {
 // then adding them as files), lets inject modify the files (tags), unifies
 // everything with the schema, and decodes and validates the result.
 func (l *locator) resolve(cs *compiledSchema, files []*ast.File, overrides []override, inject func([]*ast.File) []Problem) (s *Scenario, err error) {
+	overrides, notes := l.chooseTarget(files, overrides)
+	l.notes = append(l.notes, notes...)
 	all := files
 	for _, o := range overrides {
 		if o.replace {
@@ -315,8 +334,14 @@ func (l *locator) resolve(cs *compiledSchema, files []*ast.File, overrides []ove
 	user := cuecontext.New().BuildInstance(inst)
 	l.user = user
 	v := cs.def.Unify(user)
+	for _, d := range userDefaults(user) {
+		v = v.FillPath(d.path, d.value)
+	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return nil, newError(err, l.problems(err, cs)...)
+	}
+	if problems := refuseUnimplemented(v, cs); len(problems) > 0 {
+		return nil, newError(nil, l.placeAll(problems, cs)...)
 	}
 	data, err := v.MarshalJSON()
 	if err != nil {

@@ -349,7 +349,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "yaml syntax error",
 			srcs: []Source{src("x.yaml", "load:\n  num_prompts: 1\n bad: [\n")},
-			want: "x.yaml:2: did not find expected key",
+			want: "x.yaml:3:2: did not find expected key",
 		},
 		{
 			name: "unresolved reference",

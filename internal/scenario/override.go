@@ -22,6 +22,8 @@ type override struct {
 	replace bool
 	// source names the override in errors: "--set a.b=c".
 	source string
+	// dropped marks an override a later one replaced (chooseTarget).
+	dropped bool
 }
 
 // syntheticPos returns a position in a new file named name, shown in errors

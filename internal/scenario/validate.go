@@ -77,6 +77,7 @@ func (s *Scenario) Validate() error {
 		add(fmt.Sprintf("want exactly two thresholds in milliseconds, got %d", n), "output", "timeline_itl_thresholds")
 	}
 
+	problems = append(problems, s.validateRunnable()...)
 	problems = append(problems, s.validateExperiments()...)
 	if len(problems) > 0 {
 		return newError(nil, problems...)

@@ -1,0 +1,114 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vbench/vbench/internal/cli"
+)
+
+// badInput is one bad input a new user may give vbench, and what vbench
+// must do with it: exit with a code and say what is wrong (and where) in
+// a message matching stderr. Add a row for each defect found by trying
+// vbench out; files are written to a temporary working directory.
+type badInput struct {
+	name string
+	// issue is the issue item the row pins ("11.1" is issue 11, item 1).
+	issue string
+	files map[string]string
+	args  []string
+	exit  int
+	// stderr and stdout are regular expressions (multi-line mode) that
+	// must match; an empty one is not checked.
+	stderr, stdout string
+	// notStderr must not match stderr.
+	notStderr string
+}
+
+var badInputs = []badInput{
+	// Item 1: fields accepted and then ignored are refused, with
+	// file:line:col and argv's reason.
+	{name: "target.profile", issue: "11.1",
+		files: map[string]string{"s.cue": "target: simulator: {}\ntarget: profile: true\n"},
+		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: s\.cue:2:9: target\.profile: not supported yet: the profiler calls \(/start_profile, /stop_profile\) are not implemented yet`},
+	{name: "lora_modules in YAML", issue: "11.1",
+		files: map[string]string{"s.yaml": "target:\n  lora_modules: [a]\n"},
+		args:  []string{"vet", "s.yaml"}, exit: cli.ExitUsage,
+		stderr: `^vbench: s\.yaml:2:3: target\.lora_modules: not supported yet: LoRA module assignment is not implemented yet`},
+	{name: "plot_timeline", issue: "11.1",
+		files: map[string]string{"s.cue": "output: plot_timeline: true\n"},
+		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: s\.cue:1:9: output\.plot_timeline: not supported yet: plots are not implemented yet`},
+	{name: "probe_request_rate from --set", issue: "11.1",
+		files: map[string]string{"s.cue": "\n"},
+		args:  []string{"vet", "s.cue", "--set", "load.probe_request_rate=3"}, exit: cli.ExitUsage,
+		stderr: `^vbench: --set load\.probe_request_rate=3: load\.probe_request_rate: not supported yet: probe requests are not implemented yet`},
+	{name: "unimplemented field at its default", issue: "11.1",
+		files: map[string]string{"s.cue": "target: profile: false\nload: probe_request_rate: 0\n"},
+		args:  []string{"vet", "s.cue"}, exit: 0, stdout: `^ok sha256:`},
+
+	// Item 4: what fails at run time fails at vet; what cannot fit in
+	// memory is refused before anything is sampled.
+	{name: "num_prompts 0", issue: "11.4",
+		files: map[string]string{"s.cue": "load: num_prompts: 0\n"},
+		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: s\.cue:1:7: load\.num_prompts: 0 requests: want at least 1$`},
+	{name: "random input_len 0", issue: "11.4",
+		files: map[string]string{"s.yaml": "dataset:\n  random:\n    input_len: 0\n"},
+		args:  []string{"vet", "s.yaml"}, exit: cli.ExitUsage,
+		stderr: `^vbench: s\.yaml:3:5: dataset\.random\.input_len: prompts of 0 tokens`},
+	{name: "num_prompts 1e12", issue: "11.4",
+		files: map[string]string{"s.cue": "target: simulator: {}\ntokenizer: name: \"o200k_base\"\nload: num_prompts: 1000000000000\n"},
+		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: load\.num_prompts 1000000000000: the prepared requests need about [0-9.]+ PiB .* more than the [0-9.]+ [KMGT]iB available`, notStderr: `fatal error`},
+
+	// Item 7: a base URL on a simulator scenario replaces the simulator.
+	{name: "--set base_url on a simulator scenario", issue: "11.7",
+		files: map[string]string{"s.cue": "target: simulator: {}\n"},
+		args:  []string{"export", "s.cue", "--set", "target.base_url=http://gpu:8000", "--format", "json"}, exit: 0,
+		stderr: `^vbench: note: target\.base_url from --set target\.base_url=http://gpu:8000 replaces the built-in simulator of s\.cue`,
+		stdout: `"base_url": "http://gpu:8000"`, notStderr: `error`},
+	{name: "overlay base_url on a simulator scenario", issue: "11.7",
+		files: map[string]string{"s.cue": "target: simulator: {}\n", "real.yaml": "target:\n  base_url: http://gpu:8000\n"},
+		args:  []string{"export", "s.cue", "real.yaml", "--format", "json"}, exit: 0,
+		stderr: `^vbench: note: target\.base_url from real\.yaml replaces the built-in simulator of s\.cue`,
+		stdout: `"base_url": "http://gpu:8000"`},
+}
+
+func TestBadInput(t *testing.T) {
+	for _, tc := range badInputs {
+		t.Run(tc.issue+" "+tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			env := map[string]string{"HF_HUB_OFFLINE": "1", "HF_HOME": filepath.Join(dir, ".hf")}
+			p := cli.Process{
+				Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+				Getenv: func(k string) string { return env[k] }, Context: context.Background(),
+			}
+			code := cli.Main(tc.args, p)
+			if code != tc.exit {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.exit, stderr.String())
+			}
+			match := func(what, re, got string, want bool) {
+				if re != "" && regexp.MustCompile("(?m)"+re).MatchString(got) != want {
+					t.Errorf("%s matches %q: %v, want %v; %s:\n%s", what, re, !want, want, what, got)
+				}
+			}
+			match("stderr", tc.stderr, stderr.String(), true)
+			match("stdout", tc.stdout, stdout.String(), true)
+			match("stderr", tc.notStderr, stderr.String(), false)
+		})
+	}
+}

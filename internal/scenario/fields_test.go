@@ -1,0 +1,218 @@
+package scenario
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+)
+
+// schemaLeaves returns the path of every leaf field of v: a field whose
+// value is not a struct with fields of its own (a scalar, a list, a map
+// such as target.headers, or a disjunction such as range_ratio).
+func schemaLeaves(v cue.Value, prefix string) []string {
+	var out []string
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		path := it.Selector().Unquoted()
+		if prefix != "" {
+			path = prefix + "." + path
+		}
+		f := it.Value()
+		isMap := f.LookupPath(cue.MakePath(cue.AnyString)).Exists()
+		if f.IncompleteKind() == cue.StructKind && !isMap {
+			if sub := schemaLeaves(f, path); len(sub) > 0 {
+				out = append(out, sub...)
+				continue
+			}
+		}
+		out = append(out, path)
+	}
+	return out
+}
+
+// implemented lists every leaf field of #Scenario that vbench implements,
+// with where it takes effect and the test that shows it changes something
+// observable. "no test yet" marks an implemented field that no test pins;
+// it is a gap to close, not a pass.
+var implemented = map[string]string{
+	"schema": "version check at load; load_test.go (wrong version)",
+	"name":   "result file name and report; testdata/script/run_sim.txtar, report_dir.txtar",
+	"seed":   "dataset sampling and arrival times; testdata/script/repeat_stats.txtar, compare_ab.txtar",
+
+	"target.base_url":          "request URL; testdata/script/run_sim.txtar",
+	"target.host":              "request URL without base_url (experiment/single.go); no test yet",
+	"target.port":              "request URL without base_url (experiment/single.go); no test yet",
+	"target.endpoint":          "request URL path; testdata/script/vet_errors.txtar (openai-chat needs /v1/chat/completions), run_sim.txtar",
+	"target.backend":           "payload and decoder; backend/backend_test.go, testdata/script/vet_errors.txtar",
+	"target.model":             "payload model and result model_id; testdata/script/run_sim.txtar",
+	"target.served_model_name": "payload model; experiment/tokenizer_test.go",
+	"target.headers":           "sent on every request; backend/h1_test.go, testdata/script/export_hash.txtar",
+	"target.insecure":          "TLS verification (experiment/single.go, backend/server.go); no test yet",
+	"target.ca_file":           "TLS roots; backend/server_test.go",
+	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
+
+	"target.simulator.ttft_ms":              "simulated latency; testdata/script/report_dir.txtar, compare_ab.txtar",
+	"target.simulator.itl_ms":               "simulated latency; testdata/script/compare_ab.txtar",
+	"target.simulator.jitter_ms":            "simulated jitter; sim/stream_test.go (Config.Jitter), testdata/script/compare_aa.txtar",
+	"target.simulator.prefill_us_per_token": "simulated prefill; sim/stream_test.go (Config.PrefillPerToken)",
+	"target.simulator.output_len":           "output length without max tokens; sim/generate_test.go (Config.DefaultOutputLen)",
+	"target.simulator.model":                "served model name (experiment/single.go, sim Config.Model); no test yet",
+	"target.simulator.seed":                 "simulator jitter and text; sim/schedule_test.go (Config.Seed)",
+
+	"tokenizer.name":      "client tokenizer; testdata/script/tokenize_builtin.txtar, run_sim.txtar",
+	"tokenizer.revision":  "Hub revision; testdata/script/tokenize_hub.txtar, hub/hub_test.go",
+	"tokenizer.mode":      "tokenizer loading (experiment/tokenizer.go); no test yet",
+	"tokenizer.skip_init": "no client tokenizer; experiment/tokenizer_test.go",
+	// vbench never runs a tokenizer's Python code, so there is nothing to
+	// trust; the field exists so that vLLM command lines (Kimi needs
+	// --trust-remote-code) import and run unchanged.
+	"tokenizer.trust_remote_code": "accepted for vLLM compatibility, no effect by design (vbench runs no remote code)",
+
+	"dataset.random.input_len":   "prompt lengths; dataset/random_test.go, testdata/script/run_sim.txtar",
+	"dataset.random.output_len":  "max tokens; testdata/script/run_sim.txtar (total generated tokens)",
+	"dataset.random.range_ratio": "length jitter; dataset/random_test.go",
+	"dataset.random.prefix_len":  "shared prefix; dataset/random_test.go, tokenizer/dataset_test.go",
+
+	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
+	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
+	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
+	"load.max_concurrency":         "in-flight limit; testdata/script/run_sim.txtar",
+	"load.ramp_up.strategy":        "ramp-up; experiment/rampup_test.go, run_test.go",
+	"load.ramp_up.start_rps":       "ramp-up; experiment/rampup_test.go",
+	"load.ramp_up.end_rps":         "ramp-up; experiment/rampup_test.go",
+	"load.num_warmups":             "warmup requests before the run (experiment/run.go); no test yet",
+	"load.ready_check_timeout_sec": "ready check before the run (experiment/run.go); no test yet",
+
+	"sampling.temperature":        "payload; backend/backend_test.go, testdata/script/temperature_warning.txtar",
+	"sampling.top_p":              "payload; testdata/script/serve_dialect.txtar",
+	"sampling.top_k":              "payload; testdata/script/serve_dialect.txtar",
+	"sampling.min_p":              "payload (experiment/run.go samplingBody); no test yet",
+	"sampling.frequency_penalty":  "payload (experiment/run.go samplingBody); no test yet",
+	"sampling.presence_penalty":   "payload (experiment/run.go samplingBody); no test yet",
+	"sampling.repetition_penalty": "payload; backend/backend_test.go",
+	"sampling.ignore_eos":         "payload; backend/backend_test.go",
+	"sampling.logprobs":           "payload; backend/backend_test.go",
+	"sampling.extra_body":         "payload; testdata/script/serve_dialect.txtar",
+
+	"metrics.percentile_metrics": "reported percentiles; testdata/script/serve_outputs.txtar",
+	"metrics.metric_percentiles": "reported percentiles; experiment/run_test.go",
+	"metrics.goodput.ttft":       "goodput; metrics/metrics_test.go, testdata/script/serve_outputs.txtar",
+	"metrics.goodput.tpot":       "goodput; metrics/metrics_test.go",
+	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
+
+	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
+	"output.save_detailed":   "per-request arrays; report/result_test.go",
+	"output.append_result":   "append to the result file; testdata/script/serve_outputs.txtar",
+	"output.result_dir":      "result directory; testdata/script/report_dir.txtar",
+	"output.result_filename": "result file name; testdata/script/run_sim.txtar",
+	"output.label":           "file name and result label; report/filename_test.go",
+	"output.metadata":        "result keys; report/result_test.go",
+	"output.records":         "per-request JSONL; testdata/script/run_sim.txtar",
+	"output.disable_tqdm":    "progress bar; testdata/script/serve_run.txtar",
+
+	"sweep.axes":        "testdata/script/sweep_concurrency.txtar",
+	"sweep.mode":        "experiment/plan_test.go",
+	"repeat.count":      "testdata/script/repeat_stats.txtar",
+	"repeat.fixed_seed": "experiment/plan_test.go",
+	"compare.variants":  "testdata/script/compare_ab.txtar",
+	"compare.baseline":  "testdata/script/compare_ab.txtar",
+	"compare.gates":     "testdata/script/compare_ab.txtar",
+}
+
+// refusedKinds are the dataset kinds vbench cannot run yet: experiment.Check
+// refuses a scenario that sets one, with exit 2 (testdata/script/vet_errors.txtar),
+// so none of their fields is ever ignored.
+var refusedKinds = []string{
+	"random_mm", "random_rerank", "sharegpt", "sonnet", "burstgpt", "custom",
+	"custom_image", "custom_audio", "prefix_repetition", "hf", "spec_bench",
+	"speed_bench", "timed_trace",
+}
+
+// Every leaf field of the schema is accounted for: implemented (listed
+// above, with its evidence), refused at load (unimplemented, whose refusal
+// TestUnimplementedRefused checks), or under a dataset kind that is refused
+// as a whole. A new schema field fails this test until it is classified.
+func TestSchemaFieldsAccounted(t *testing.T) {
+	cs, err := loadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := schemaLeaves(cs.def, "")
+	if len(leaves) < 50 {
+		t.Fatalf("found only %d schema fields: the walk is broken", len(leaves))
+	}
+	refused := map[string]bool{}
+	for _, u := range unimplemented {
+		refused[u.Path] = true
+		if _, ok := implemented[u.Path]; ok {
+			t.Errorf("%s is both implemented and refused", u.Path)
+		}
+	}
+	for _, path := range leaves {
+		kind, _, _ := strings.Cut(strings.TrimPrefix(path, "dataset."), ".")
+		switch {
+		case implemented[path] != "", refused[path]:
+		case strings.HasPrefix(path, "dataset.") && slices.Contains(refusedKinds, kind):
+		default:
+			t.Errorf("schema field %s is neither implemented (the implemented list, with a test) nor refused (scenario.unimplemented)", path)
+		}
+	}
+	var gaps []string
+	for path, evidence := range implemented {
+		if strings.Contains(evidence, "no test yet") {
+			gaps = append(gaps, path)
+		}
+	}
+	slices.Sort(gaps)
+	t.Logf("implemented fields no test pins yet: %s", strings.Join(gaps, ", "))
+	for path := range implemented {
+		if !slices.Contains(leaves, path) {
+			t.Errorf("implemented lists %s, which is not a schema field", path)
+		}
+	}
+	for path := range refused {
+		if !slices.Contains(leaves, path) {
+			t.Errorf("unimplemented lists %s, which is not a schema field", path)
+		}
+	}
+}
+
+// Each unimplemented field is refused at its file:line:col with its reason
+// when set to something else than its default, and accepted at its default.
+func TestUnimplementedRefused(t *testing.T) {
+	values := map[string][2]string{ // path: {a non-default value, the default}
+		"target.lora_modules":            {`["a"]`, ""},
+		"target.lora_assignment":         {`"round-robin"`, `"random"`},
+		"target.profile":                 {`true`, `false`},
+		"dataset.random.batch_size":      {`4`, `1`},
+		"load.probe_request_rate":        {`2`, `0`},
+		"output.plot_timeline":           {`true`, `false`},
+		"output.timeline_itl_thresholds": {`[10, 20]`, `[25, 50.0]`},
+		"output.plot_dataset_stats":      {`true`, `false`},
+	}
+	for _, u := range unimplemented {
+		v, ok := values[u.Path]
+		if !ok {
+			t.Errorf("%s: no test value", u.Path)
+			continue
+		}
+		field := strings.ReplaceAll(u.Path, ".", ": ")
+		src := "name: \"x\"\n" + field + ": " + v[0] + "\n"
+		_, err := LoadBytes("x.cue", []byte(src), Options{Dir: "."})
+		want := "x.cue:2:" // the field's line, with a column
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), u.Path+": not supported yet: "+u.Reason) {
+			t.Errorf("%s: %s: err = %v, want %s...%s: not supported yet: %s", u.Path, v[0], err, want, u.Path, u.Reason)
+		}
+		if v[1] != "" {
+			src := field + ": " + v[1] + "\n"
+			if _, err := LoadBytes("x.cue", []byte(src), Options{}); err != nil {
+				t.Errorf("%s at its default %s: %v", u.Path, v[1], err)
+			}
+		}
+	}
+}

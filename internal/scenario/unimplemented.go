@@ -1,0 +1,98 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"cuelang.org/go/cue"
+)
+
+// Unimplemented is a schema field vbench does not implement yet. A
+// scenario that sets it to anything but its default is refused at load
+// (an [*Error] naming the field's file:line:col), so that it is never
+// accepted and then ignored.
+type Unimplemented struct {
+	// Path is the field path, e.g. "target.profile".
+	Path string
+	// Flag is the `vllm bench serve` flag the field corresponds to. vbench
+	// serve refuses it with the same Reason (argv's allowlist,
+	// internal/argv/testdata/unsupported.txt; a test there checks they
+	// agree).
+	Flag string
+	// Reason says what is missing.
+	Reason string
+}
+
+// unimplemented lists the fields of #Scenario that vbench does not
+// implement yet. When one lands, remove it here and from argv's
+// unsupported.txt, and list it as implemented in TestSchemaFieldsAccounted.
+var unimplemented = []Unimplemented{
+	{"target.lora_modules", "--lora-modules", "LoRA module assignment is not implemented yet"},
+	{"target.lora_assignment", "--lora-assignment", "LoRA module assignment is not implemented yet"},
+	{"target.profile", "--profile", "the profiler calls (/start_profile, /stop_profile) are not implemented yet"},
+	{"dataset.random.batch_size", "--random-batch-size", "batched random prompts are for embedding backends, which are not implemented yet"},
+	{"load.probe_request_rate", "--probe-request-rate", "probe requests are not implemented yet"},
+	{"output.plot_timeline", "--plot-timeline", "plots are not implemented yet"},
+	{"output.timeline_itl_thresholds", "--timeline-itl-thresholds", "plots (--plot-timeline) are not implemented yet"},
+	{"output.plot_dataset_stats", "--plot-dataset-stats", "plots are not implemented yet"},
+}
+
+// UnimplementedFields returns the schema fields vbench refuses because it
+// does not implement them yet, in schema order.
+func UnimplementedFields() []Unimplemented {
+	return append([]Unimplemented(nil), unimplemented...)
+}
+
+// refuseUnimplemented returns a problem for each unimplemented field that
+// v (the scenario unified with the schema) sets to something other than
+// its schema default. It runs under cueMu.
+func refuseUnimplemented(v cue.Value, cs *compiledSchema) []Problem {
+	var problems []Problem
+	for _, u := range unimplemented {
+		p := cue.ParsePath(u.Path)
+		got := v.LookupPath(p)
+		if !got.Exists() {
+			continue
+		}
+		def, hasDefault := cs.def.LookupPath(p).Default()
+		if hasDefault && def.IsConcrete() && sameJSON(got, def) {
+			continue
+		}
+		msg := fmt.Sprintf("not supported yet: %s (remove it", u.Reason)
+		if hasDefault && def.IsConcrete() {
+			if b, err := def.MarshalJSON(); err == nil {
+				msg += fmt.Sprintf(", or set the default %s", b)
+			}
+		}
+		msg += ")"
+		problems = append(problems, newProblem(msg, strings.Split(u.Path, ".")...))
+	}
+	return problems
+}
+
+// sameJSON reports whether a and b have equal JSON values, numbers
+// compared by value (0 equals 0.0).
+func sameJSON(a, b cue.Value) bool {
+	decode := func(v cue.Value) (any, bool) {
+		data, err := v.MarshalJSON()
+		if err != nil {
+			return nil, false
+		}
+		var x any
+		err = json.Unmarshal(data, &x)
+		return x, err == nil
+	}
+	x, ok1 := decode(a)
+	y, ok2 := decode(b)
+	return ok1 && ok2 && reflect.DeepEqual(x, y)
+}
+
+// placeAll places each problem in the user's input.
+func (l *locator) placeAll(problems []Problem, cs *compiledSchema) []Problem {
+	for i := range problems {
+		problems[i] = l.place(problems[i], cs)
+	}
+	return problems
+}
