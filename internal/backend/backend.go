@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/rxtime"
 	"github.com/vbench/vbench/internal/version"
@@ -249,29 +249,29 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 
 // payload builds vLLM's request body, keys in vLLM's order.
 func (c *Client) payload(r *dataset.Request) ([]byte, error) {
-	var p orderedMap
-	p.set("model", c.cfg.Model)
+	var p py.Object
+	p.Set("model", c.cfg.Model)
 	if c.kind.Chat {
-		p.set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
-		p.set("max_completion_tokens", r.OutputLen)
+		p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+		p.Set("max_completion_tokens", r.OutputLen)
 	} else {
 		if len(r.Prompts) > 0 {
-			p.set("prompt", r.Prompts) // a --random-batch-size group
+			p.Set("prompt", r.Prompts) // a --random-batch-size group
 		} else {
-			p.set("prompt", r.Prompt)
+			p.Set("prompt", r.Prompt)
 		}
-		p.set("repetition_penalty", 1.0)
-		p.set("max_tokens", r.OutputLen)
+		p.Set("repetition_penalty", 1.0)
+		p.Set("max_tokens", r.OutputLen)
 		if c.cfg.Logprobs != nil {
-			p.set("logprobs", *c.cfg.Logprobs)
+			p.Set("logprobs", *c.cfg.Logprobs)
 		} else {
-			p.set("logprobs", nil)
+			p.Set("logprobs", nil)
 		}
 	}
-	p.set("stream", true)
-	p.set("stream_options", map[string]any{"include_usage": true})
+	p.Set("stream", true)
+	p.Set("stream_options", map[string]any{"include_usage": true})
 	if c.cfg.IgnoreEOS {
-		p.set("ignore_eos", true)
+		p.Set("ignore_eos", true)
 	}
 	keys := make([]string, 0, len(c.cfg.ExtraBody))
 	for k := range c.cfg.ExtraBody {
@@ -279,7 +279,7 @@ func (c *Client) payload(r *dataset.Request) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p.set(k, c.cfg.ExtraBody[k])
+		p.Set(k, c.cfg.ExtraBody[k])
 	}
 	return p.MarshalJSON()
 }
@@ -441,56 +441,6 @@ func requestError(err error) string {
 		return "request cancelled: " + err.Error()
 	}
 	return err.Error()
-}
-
-// orderedMap is a JSON object that keeps insertion order; setting an
-// existing key replaces its value in place, as a Python dict update does.
-type orderedMap struct {
-	keys []string
-	vals []any
-}
-
-func (m *orderedMap) set(k string, v any) {
-	for i, kk := range m.keys {
-		if kk == k {
-			m.vals[i] = v
-			return
-		}
-	}
-	m.keys = append(m.keys, k)
-	m.vals = append(m.vals, v)
-}
-
-// MarshalJSON encodes the object in insertion order.
-func (m *orderedMap) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range m.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := marshalTo(&b, k); err != nil {
-			return nil, err
-		}
-		b.WriteByte(':')
-		if err := marshalTo(&b, m.vals[i]); err != nil {
-			return nil, fmt.Errorf("encoding %q: %w", k, err)
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// marshalTo appends the JSON of v to b without HTML escaping (prompts are
-// sent as written) and without the encoder's trailing newline.
-func marshalTo(b *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1)
-	return nil
 }
 
 // chatMessage and contentPart give chat payloads vLLM's key order.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/vbench/vbench/internal/py"
 )
 
 // FileNameInput holds what the result file name depends on.
@@ -55,7 +57,7 @@ func ResultFileName(in FileNameInput) string {
 		name = fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json",
 			label, r.Strategy, pyNumberString(r.StartRPS), pyNumberString(r.EndRPS), conc, base, in.Date)
 	} else {
-		name = fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, PyFloatRepr(in.RequestRate), conc, base, in.Date)
+		name = fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, py.Repr(in.RequestRate), conc, base, in.Date)
 	}
 	if in.ResultFilename != "" {
 		name = in.ResultFilename
@@ -72,7 +74,7 @@ func pyNumberString(f float64) string {
 	if n, ok := integralOrFloat(f).(int64); ok {
 		return strconv.FormatInt(n, 10)
 	}
-	return PyFloatRepr(f)
+	return py.Repr(f)
 }
 
 // pyJoin joins two path parts as Python's os.path.join does on POSIX.
