@@ -152,11 +152,8 @@ func (b Bootstrap) RelDiff(base, cand [][]float64, st Statistic) (Interval, erro
 		return Interval{}, fmt.Errorf("bootstrap: only %d of %d replicates were defined", len(reps), b.Replicates)
 	}
 	slices.Sort(reps)
-	pct := Statistic{Kind: StatPercentile}
-	pct.P = 100 * (1 - b.Level) / 2
-	low := pct.of(reps)
-	pct.P = 100 * (1 + b.Level) / 2
-	high := pct.of(reps)
+	low := numpy.PercentileSorted(reps, 100*(1-b.Level)/2)
+	high := numpy.PercentileSorted(reps, 100*(1+b.Level)/2)
 	return Interval{Estimate: (sc - sb) / sb, Low: low, High: high, DF: math.NaN()}, nil
 }
 
