@@ -1,6 +1,7 @@
 package py
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -21,27 +22,42 @@ func Repr(f float64) string {
 
 // AppendRepr appends Repr(f) to b.
 func AppendRepr(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "nan"...)
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
+	if w := nonFinite(f); w != "" {
+		return append(b, w...)
 	}
 	start := len(b)
 	b = strconv.AppendFloat(b, f, 'e', -1, 64) // e.g. "-1.5e+16", "1e-05"
 	e := b[start:]
-	i := strings.LastIndexByte(string(e), 'e')
-	exp, _ := strconv.Atoi(string(e[i+1:]))
+	i := bytes.LastIndexByte(e, 'e')
+	exp := 0
+	for _, c := range e[i+2:] { // 'e' is always followed by a sign
+		exp = exp*10 + int(c-'0')
+	}
+	if e[i+1] == '-' {
+		exp = -exp
+	}
 	if exp < -4 || exp >= 16 {
 		return b
 	}
 	b = strconv.AppendFloat(b[:start], f, 'f', -1, 64)
-	if !strings.ContainsRune(string(b[start:]), '.') {
+	if bytes.IndexByte(b[start:], '.') < 0 {
 		b = append(b, ".0"...)
 	}
 	return b
+}
+
+// nonFinite is Python's str of a non-finite float ("nan", "inf", "-inf"),
+// and "" for a finite one.
+func nonFinite(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return ""
 }
 
 // appendJSONFloat appends f as Python's json module writes it: Repr for
@@ -62,13 +78,8 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // correctly rounded to prec decimals (round-half-even on the exact binary
 // value), "inf", "-inf" and "nan" for non-finite values.
 func Fixed(f float64, prec int) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if w := nonFinite(f); w != "" {
+		return w
 	}
 	return strconv.FormatFloat(f, 'f', prec, 64)
 }
