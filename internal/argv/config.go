@@ -1,6 +1,7 @@
 package argv
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -10,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/py"
 )
 
 // expandConfig replaces "--config FILE" (or "--config=FILE") with the
@@ -119,7 +120,7 @@ func configArgs(data []byte) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, "--"+key, j.pyDumps())
+			out = append(out, "--"+key, dumps(j))
 		default:
 			return nil, fmt.Errorf("line %d: %s: unsupported value", v.Line, key)
 		}
@@ -144,31 +145,31 @@ var (
 )
 
 // yamlScalar types a scalar node as PyYAML (YAML 1.1) does: quoted,
-// block and !!str scalars are strings; plain ones are null, bool, int or
-// float when they look like one. Bools have text "true"/"false", ints their
-// decimal digits.
-func yamlScalar(n *yaml.Node) (jsonValue, error) {
+// block and !!str scalars are strings; plain ones are null (nil), bool,
+// int (json.Number of its decimal digits) or float64 when they look like
+// one.
+func yamlScalar(n *yaml.Node) (any, error) {
 	quoted := n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
 	if quoted || (n.Style&yaml.TaggedStyle != 0 && n.Tag == "!!str") {
-		return jsonStr(n.Value), nil
+		return n.Value, nil
 	}
 	v := n.Value
 	switch {
 	case yamlNull.MatchString(v):
-		return jsonValue{kind: jsonNull}, nil
+		return nil, nil
 	case yamlBool.MatchString(v):
 		switch strings.ToLower(v) {
 		case "yes", "true", "on":
-			return jsonValue{kind: jsonBool, text: "true"}, nil
+			return true, nil
 		}
-		return jsonValue{kind: jsonBool, text: "false"}, nil
+		return false, nil
 	case yamlInt.MatchString(v):
 		s, err := yamlIntString(v, n.Line)
-		return jsonValue{kind: jsonInt, text: s}, err
+		return json.Number(s), err
 	case yamlFloat.MatchString(v):
-		return jsonValue{kind: jsonFloat, num: yamlFloatValue(v)}, nil
+		return yamlFloatValue(v), nil
 	}
-	return jsonStr(v), nil
+	return v, nil
 }
 
 // pyScalar returns str() of the Python value PyYAML loads for a scalar
@@ -179,18 +180,20 @@ func pyScalar(n *yaml.Node) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	switch v.kind {
-	case jsonNull:
+	switch x := v.(type) {
+	case nil:
 		return "None", false, nil
-	case jsonBool:
-		if v.text == "true" {
+	case bool:
+		if x {
 			return "True", true, nil
 		}
 		return "False", true, nil
-	case jsonFloat:
-		return report.PyFloatRepr(v.num), false, nil
+	case float64:
+		return py.Repr(x), false, nil
+	case json.Number:
+		return string(x), false, nil
 	}
-	return v.text, false, nil
+	return v.(string), false, nil
 }
 
 // yamlIntString converts a YAML 1.1 integer literal to decimal.
@@ -243,48 +246,54 @@ func yamlFloatValue(v string) float64 {
 
 // yamlJSON converts a YAML node into the JSON value json.dumps would write
 // for what PyYAML loads.
-func yamlJSON(n *yaml.Node) (jsonValue, error) {
+func yamlJSON(n *yaml.Node) (any, error) {
 	n = resolveAlias(n)
 	switch n.Kind {
 	case yaml.MappingNode:
-		v := jsonValue{kind: jsonObject}
+		v := py.NewObject()
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, err := yamlJSON(n.Content[i])
 			if err != nil {
-				return jsonValue{}, err
+				return nil, err
 			}
 			val, err := yamlJSON(n.Content[i+1])
 			if err != nil {
-				return jsonValue{}, err
+				return nil, err
 			}
-			key := k.text
-			switch k.kind {
-			case jsonNull:
+			var key string
+			switch x := k.(type) {
+			case nil:
 				key = "null"
-			case jsonFloat:
-				key = report.PyFloatRepr(k.num)
-			case jsonArray, jsonObject:
-				return jsonValue{}, fmt.Errorf("line %d: a mapping key must be a plain value", n.Content[i].Line)
+			case bool:
+				key = strconv.FormatBool(x)
+			case float64:
+				key = py.Repr(x)
+			case json.Number:
+				key = string(x)
+			case string:
+				key = x
+			default:
+				return nil, fmt.Errorf("line %d: a mapping key must be a plain value", n.Content[i].Line)
 			}
-			v.set(key, val)
+			v.Set(key, val)
 		}
 		return v, nil
 	case yaml.SequenceNode:
-		v := jsonValue{kind: jsonArray}
+		items := []any{}
 		for _, c := range n.Content {
 			item, err := yamlJSON(c)
 			if err != nil {
-				return jsonValue{}, err
+				return nil, err
 			}
-			v.items = append(v.items, item)
+			items = append(items, item)
 		}
-		return v, nil
+		return items, nil
 	case yaml.ScalarNode:
 		v, err := yamlScalar(n)
-		if err == nil && v.kind == jsonFloat && (math.IsNaN(v.num) || math.IsInf(v.num, 0)) {
+		if f, ok := v.(float64); err == nil && ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			err = fmt.Errorf("line %d: %s is not a number JSON can hold", n.Line, n.Value)
 		}
 		return v, err
 	}
-	return jsonValue{}, fmt.Errorf("line %d: unsupported YAML value", n.Line)
+	return nil, fmt.Errorf("line %d: unsupported YAML value", n.Line)
 }

@@ -8,6 +8,7 @@ import (
 
 	"cuelang.org/go/cue/format"
 
+	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -43,7 +44,7 @@ func CUE(cmd *Command) ([]byte, error) {
 		b.WriteString("// run always adds the vbench extras.\n")
 	}
 	b.WriteString("\n")
-	writeDiff(&b, got, &def, "", cmd.Sources)
+	writeDiff(&b, got, def, "", cmd.Sources)
 	out, err := format.Source([]byte(b.String()), format.Simplify())
 	if err != nil {
 		return nil, fmt.Errorf("internal error: format imported scenario: %w\n%s", err, b.String())
@@ -51,34 +52,43 @@ func CUE(cmd *Command) ([]byte, error) {
 	return out, nil
 }
 
-// scenarioJSON is s's JSON form as an ordered value (struct field order).
-func scenarioJSON(s *scenario.Scenario) (jsonValue, error) {
+// scenarioJSON is s's JSON form as an ordered object (struct field order).
+func scenarioJSON(s *scenario.Scenario) (*py.Object, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
-		return jsonValue{}, fmt.Errorf("internal error: encode scenario: %w", err)
+		return nil, fmt.Errorf("internal error: encode scenario: %w", err)
 	}
-	return parseJSON(string(data))
+	v, err := parseJSON(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("internal error: decode scenario: %w", err)
+	}
+	o, ok := v.(*py.Object)
+	if !ok {
+		return nil, fmt.Errorf("internal error: the scenario encodes as %T", v)
+	}
+	return o, nil
 }
 
 // writeDiff writes the fields of got that differ from def (nil: absent),
 // recursing into objects that are not leafObjects.
-func writeDiff(b *strings.Builder, got jsonValue, def *jsonValue, path string, sources map[string]string) {
-	for i, k := range got.keys {
-		v := got.vals[i]
+func writeDiff(b *strings.Builder, got, def *py.Object, path string, sources map[string]string) {
+	for k, v := range got.All() {
 		p := k
 		if path != "" {
 			p = path + "." + k
 		}
-		var d *jsonValue
+		var d any
+		hasDef := false
 		if def != nil {
-			d, _ = def.get(k)
+			d, hasDef = def.Get(k)
 		}
-		if d != nil && v.pyDumps() == d.pyDumps() {
+		if hasDef && dumps(v) == dumps(d) {
 			continue
 		}
-		if v.kind == jsonObject && !slices.Contains(leafObjects, p) {
+		if obj, ok := v.(*py.Object); ok && !slices.Contains(leafObjects, p) {
+			defObj, _ := d.(*py.Object)
 			var sub strings.Builder
-			writeDiff(&sub, v, d, p, sources)
+			writeDiff(&sub, obj, defObj, p, sources)
 			if sub.Len() > 0 {
 				fmt.Fprintf(b, "%s: {\n%s}\n", k, sub.String())
 			}
@@ -93,9 +103,15 @@ func writeDiff(b *strings.Builder, got jsonValue, def *jsonValue, path string, s
 
 // cueValue writes the JSON value of the field at path as a CUE literal
 // (JSON's syntax is CUE's); a range ratio with equal parts is one number.
-func cueValue(path string, v jsonValue) string {
-	if path == "dataset.random.range_ratio" && v.kind == jsonObject && len(v.vals) == 2 && v.vals[0].pyDumps() == v.vals[1].pyDumps() {
-		return v.vals[0].pyDumps()
+func cueValue(path string, v any) string {
+	if o, ok := v.(*py.Object); ok && path == "dataset.random.range_ratio" && o.Len() == 2 {
+		var parts []string
+		for _, x := range o.All() {
+			parts = append(parts, dumps(x))
+		}
+		if parts[0] == parts[1] {
+			return parts[0]
+		}
 	}
-	return v.pyDumps()
+	return dumps(v)
 }

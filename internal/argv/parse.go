@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -121,7 +122,7 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 		}
 		if t.name == "-h" || t.name == "--help" {
 			if t.explicit != nil && *t.explicit != "" {
-				return flagErr("-h/--help", fmt.Sprintf("ignored explicit argument %s", pyRepr(*t.explicit)))
+				return flagErr("-h/--help", fmt.Sprintf("ignored explicit argument %s", py.ReprString(*t.explicit)))
 			}
 			return &HelpError{Keyword: helpKeyword}
 		}
@@ -132,7 +133,7 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 		var vals []string
 		if t.explicit != nil {
 			if f.arity == arityZero {
-				return flagErr(f.name, fmt.Sprintf("ignored explicit argument %s (the flag takes no value)", pyRepr(*t.explicit)))
+				return flagErr(f.name, fmt.Sprintf("ignored explicit argument %s (the flag takes no value)", py.ReprString(*t.explicit)))
 			}
 			vals = []string{*t.explicit}
 		} else {
@@ -165,7 +166,7 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 				break // header values may hold secrets: name the flag only
 			}
 			if v == "" || strings.ContainsAny(v, pySpace) {
-				v = pyRepr(v)
+				v = py.ReprString(v)
 			}
 			display += " " + v
 		}
@@ -207,7 +208,7 @@ func (p *parser) checkChoice(f *flagDef, vals []string) error {
 	}
 	v := vals[0]
 	if !slices.Contains(f.choices, v) {
-		return flagErr(f.name, fmt.Sprintf("invalid choice: %s (choose from %s)", pyRepr(v), strings.Join(f.choices, ", ")))
+		return flagErr(f.name, fmt.Sprintf("invalid choice: %s (choose from %s)", py.ReprString(v), strings.Join(f.choices, ", ")))
 	}
 	if f.supported != nil && !slices.Contains(f.supported, v) {
 		return &Error{Flag: f.name + " " + v, Unsupported: true,

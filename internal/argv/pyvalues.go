@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/vbench/vbench/internal/py"
 )
 
 // pySpace is the ASCII whitespace Python's int() and float() strip.
@@ -29,11 +31,11 @@ var (
 func pyInt(s string) (int64, error) {
 	t := strings.Trim(s, pySpace)
 	if !pyIntSyntax.MatchString(t) {
-		return 0, fmt.Errorf("invalid int value: %s", pyRepr(s))
+		return 0, fmt.Errorf("invalid int value: %s", py.ReprString(s))
 	}
 	n, err := strconv.ParseInt(strings.ReplaceAll(t, "_", ""), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("int value %s is out of range", pyRepr(s))
+		return 0, fmt.Errorf("int value %s is out of range", py.ReprString(s))
 	}
 	return n, nil
 }
@@ -58,11 +60,11 @@ func pyFloat(s string) (float64, error) {
 		}
 	}
 	if !pyFloatSyntax.MatchString(t) {
-		return 0, fmt.Errorf("invalid float value: %s", pyRepr(s))
+		return 0, fmt.Errorf("invalid float value: %s", py.ReprString(s))
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
 	if err != nil && !math.IsInf(f, 0) {
-		return 0, fmt.Errorf("invalid float value: %s", pyRepr(s))
+		return 0, fmt.Errorf("invalid float value: %s", py.ReprString(s))
 	}
 	return f, nil
 }
@@ -79,11 +81,11 @@ func humanReadableInt(s string) (string, error) {
 		if exp := strings.Index("kmgt", suffix); exp >= 0 {
 			f, err := strconv.ParseFloat(number, 64)
 			if err != nil {
-				return "", fmt.Errorf("invalid number %s", pyRepr(s))
+				return "", fmt.Errorf("invalid number %s", py.ReprString(s))
 			}
 			product := f * math.Pow10(3*(exp+1))
 			if math.IsInf(product, 0) {
-				return "", fmt.Errorf("number %s is too large", pyRepr(s))
+				return "", fmt.Errorf("number %s is too large", py.ReprString(s))
 			}
 			i, _ := new(big.Float).SetFloat64(product).Int(nil)
 			return i.String(), nil
@@ -96,46 +98,10 @@ func humanReadableInt(s string) (string, error) {
 		return n.Lsh(n, shift).String(), nil
 	}
 	if !pyIntSyntax.MatchString(t) {
-		return "", fmt.Errorf("invalid int value: %s", pyRepr(s))
+		return "", fmt.Errorf("invalid int value: %s", py.ReprString(s))
 	}
 	n, _ := new(big.Int).SetString(strings.ReplaceAll(t, "_", ""), 10)
 	return n.String(), nil
-}
-
-// pyRepr quotes s as Python's repr of a str does for the common cases:
-// single quotes, unless s holds a single quote and no double quote.
-func pyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !strconv.IsPrint(r):
-			if r <= 0xffff {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
 }
 
 // formatFloat writes f so that pyFloat (and Python's float) read back

@@ -61,16 +61,8 @@ func TestHumanReadableInt(t *testing.T) {
 	}
 }
 
-func TestPyRepr(t *testing.T) {
-	for in, want := range map[string]string{"a": "'a'", "it's": `"it's"`, `"'`: `'"\''`, "a\nb": `'a\nb'`, "\x01": `'\x01'`} {
-		if got := pyRepr(in); got != want {
-			t.Errorf("pyRepr(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
-// pyDumps writes what Python's json.dumps writes.
-func TestPyDumps(t *testing.T) {
+// dumps writes what Python's json.dumps writes.
+func TestDumps(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"b":1,"a":[1.0,2.5e-7,1e16,"é",null,true],"b":{"x":-0}}`: `{"b": {"x": 0}, "a": [1.0, 2.5e-07, 1e+16, "\u00e9", null, true]}`,
 		`"😀\u0001\t"`:              `"\ud83d\ude00\u0001\t"`,
@@ -82,8 +74,8 @@ func TestPyDumps(t *testing.T) {
 			t.Errorf("parseJSON(%s): %v", in, err)
 			continue
 		}
-		if got := v.pyDumps(); got != want {
-			t.Errorf("pyDumps(%s) = %s, want %s", in, got, want)
+		if got := dumps(v); got != want {
+			t.Errorf("dumps(%s) = %s, want %s", in, got, want)
 		}
 	}
 	for _, bad := range []string{"", "{", "[1,]", "NaN", "1 2", "1e400", `{"a" 1}`} {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -42,7 +43,7 @@ func setFloat(field func(*namespace) *float64) func(*namespace, []string) error 
 			return err
 		}
 		if math.IsNaN(f) {
-			return fmt.Errorf("invalid value %s: nan is not a number vbench can use", pyRepr(v[0]))
+			return fmt.Errorf("invalid value %s: nan is not a number vbench can use", py.ReprString(v[0]))
 		}
 		*field(n) = f
 		return nil
@@ -58,7 +59,7 @@ func setFloatPtr(field func(*namespace) **float64) func(*namespace, []string) er
 			return err
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("invalid value %s: want a finite number (a request payload cannot hold nan or inf)", pyRepr(v[0]))
+			return fmt.Errorf("invalid value %s: want a finite number (a request payload cannot hold nan or inf)", py.ReprString(v[0]))
 		}
 		*field(n) = &f
 		return nil
@@ -80,7 +81,7 @@ func setRequestIDPrefix(n *namespace, v []string) error {
 func splitPair(item, what string) (string, string, error) {
 	k, v, ok := strings.Cut(item, "=")
 	if !ok {
-		return "", "", fmt.Errorf("invalid %s %s (want KEY=VALUE)", what, pyRepr(item))
+		return "", "", fmt.Errorf("invalid %s %s (want KEY=VALUE)", what, py.ReprString(item))
 	}
 	return strings.Trim(k, pySpace), strings.Trim(v, pySpace), nil
 }
@@ -95,7 +96,7 @@ func splitHeader(item string) (string, string, error) {
 		if i := strings.IndexAny(key, ": \t"); i >= 0 {
 			key = key[:i]
 		}
-		return "", "", fmt.Errorf("invalid header %s (want KEY=VALUE; the rest of the value is <redacted>)", pyRepr(key))
+		return "", "", fmt.Errorf("invalid header %s (want KEY=VALUE; the rest of the value is <redacted>)", py.ReprString(key))
 	}
 	return strings.Trim(k, pySpace), strings.Trim(v, pySpace), nil
 }
@@ -139,15 +140,15 @@ func setGoodput(n *namespace, v []string) error {
 	for _, item := range v {
 		parts := strings.Split(item, ":")
 		if len(parts) != 2 {
-			return fmt.Errorf("invalid service level objective %s (want KEY:VALUE, e.g. ttft:200, with the value in milliseconds)", pyRepr(item))
+			return fmt.Errorf("invalid service level objective %s (want KEY:VALUE, e.g. ttft:200, with the value in milliseconds)", py.ReprString(item))
 		}
 		f, err := pyFloat(parts[1])
 		if err != nil {
-			return fmt.Errorf("invalid service level objective %s (want KEY:VALUE, e.g. ttft:200, with the value in milliseconds)", pyRepr(item))
+			return fmt.Errorf("invalid service level objective %s (want KEY:VALUE, e.g. ttft:200, with the value in milliseconds)", py.ReprString(item))
 		}
 		switch {
 		case !slices.Contains([]string{"ttft", "tpot", "e2el"}, parts[0]):
-			return fmt.Errorf("invalid metric name %s (want ttft, tpot or e2el)", pyRepr(parts[0]))
+			return fmt.Errorf("invalid metric name %s (want ttft, tpot or e2el)", py.ReprString(parts[0]))
 		case f < 0:
 			return fmt.Errorf("invalid value %s for %s (want a number of milliseconds >= 0)", formatFloat(f), parts[0])
 		case math.IsNaN(f) || math.IsInf(f, 0):
@@ -164,18 +165,18 @@ func setGoodput(n *namespace, v []string) error {
 func setExtraBody(n *namespace, v []string) error {
 	j, err := parseJSON(v[0])
 	if err != nil {
-		return fmt.Errorf("invalid JSON value %s: %v", pyRepr(v[0]), err)
+		return fmt.Errorf("invalid JSON value %s: %v", py.ReprString(v[0]), err)
 	}
-	switch j.kind {
-	case jsonNull:
+	switch j := j.(type) {
+	case nil:
 		n.extraBody = nil
-	case jsonObject:
-		n.extraBody = j.any().(map[string]any)
+	case *py.Object:
+		n.extraBody = plainJSON(j).(map[string]any)
 		if len(n.extraBody) == 0 {
 			n.extraBody = nil
 		}
 	default:
-		return fmt.Errorf("invalid value %s (want a JSON object, e.g. '{\"temperature\": 0}')", pyRepr(v[0]))
+		return fmt.Errorf("invalid value %s (want a JSON object, e.g. '{\"temperature\": 0}')", py.ReprString(v[0]))
 	}
 	return nil
 }
@@ -186,24 +187,24 @@ func setRangeRatio(n *namespace, v []string) error {
 	const want = `want a ratio in [0, 1), or '{"input": r, "output": r}'`
 	if f, err := pyFloat(v[0]); err == nil {
 		if !(f >= 0 && f < 1) {
-			return fmt.Errorf("invalid value %s (%s)", pyRepr(v[0]), want)
+			return fmt.Errorf("invalid value %s (%s)", py.ReprString(v[0]), want)
 		}
 		n.rangeRatio = scenario.RangeRatio{Input: f, Output: f}
 		return nil
 	}
 	j, err := parseJSON(v[0])
-	if err != nil || j.kind != jsonObject || len(j.keys) != 2 {
-		return fmt.Errorf("invalid value %s (%s)", pyRepr(v[0]), want)
+	obj, isObj := j.(*py.Object)
+	if err != nil || !isObj || obj.Len() != 2 {
+		return fmt.Errorf("invalid value %s (%s)", py.ReprString(v[0]), want)
 	}
 	var r [2]float64
 	for i, key := range []string{"input", "output"} {
-		x, ok := j.get(key)
-		if !ok || (x.kind != jsonInt && x.kind != jsonFloat) {
-			return fmt.Errorf("invalid value %s (%s)", pyRepr(v[0]), want)
-		}
-		f := x.num
-		if x.kind == jsonInt {
-			f, _ = pyFloat(x.text)
+		x, _ := obj.Get(key)
+		f, isFloat := x.(float64)
+		if text, isInt := intText(x); isInt {
+			f, _ = pyFloat(text)
+		} else if !isFloat {
+			return fmt.Errorf("invalid value %s (%s)", py.ReprString(v[0]), want)
 		}
 		if !(f >= 0 && f < 1) {
 			return fmt.Errorf("invalid %s ratio %s (%s)", key, formatFloat(f), want)
@@ -227,7 +228,7 @@ func setPercentileMetrics(n *namespace, v []string) error {
 	for _, name := range names {
 		if !slices.Contains(percentileMetricNames, name) {
 			return fmt.Errorf("unknown metric %s (want a comma-separated list of %s, without spaces; vllm bench serve would silently skip it)",
-				pyRepr(name), strings.Join(percentileMetricNames, ", "))
+				py.ReprString(name), strings.Join(percentileMetricNames, ", "))
 		}
 	}
 	n.percentileMetrics = names
@@ -240,7 +241,7 @@ func setMetricPercentiles(n *namespace, v []string) error {
 	for _, s := range strings.Split(v[0], ",") {
 		p, err := pyFloat(s)
 		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
-			return fmt.Errorf("invalid percentile %s (want comma-separated numbers in (0, 100], e.g. 50,90,99)", pyRepr(s))
+			return fmt.Errorf("invalid percentile %s (want comma-separated numbers in (0, 100], e.g. 50,90,99)", py.ReprString(s))
 		}
 		ps = append(ps, p)
 	}

@@ -1,9 +1,12 @@
 package argv
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/vbench/vbench/internal/py"
 )
 
 // rewritten is the command line after FlexibleArgumentParser's rewriting,
@@ -81,7 +84,7 @@ func dashes(tok string) string {
 func (rw *rewritten) foldDotted(args []string) error {
 	type dictArg struct {
 		key   string
-		value jsonValue
+		value *py.Object
 	}
 	var dicts []*dictArg
 	out := make([]string, 0, len(args))
@@ -99,20 +102,25 @@ func (rw *rewritten) foldDotted(args []string) error {
 			i++
 			value = args[i]
 		}
-		var v jsonValue
+		var v any
 		if strings.HasSuffix(key, "+") {
 			key = key[:len(key)-1]
-			v = jsonValue{kind: jsonArray}
+			items := []any{}
 			for _, s := range strings.Split(value, ",") {
-				v.items = append(v.items, jsonStr(s))
+				items = append(items, s)
 			}
+			v = items
 		} else {
 			v = dottedValue(value)
 		}
 		parts := strings.Split(key, ".")
-		for j := len(parts) - 1; j >= 1; j-- {
-			v = jsonValue{kind: jsonObject, keys: []string{parts[j]}, vals: []jsonValue{v}}
+		for j := len(parts) - 1; j >= 2; j-- {
+			o := py.NewObject()
+			o.Set(parts[j], v)
+			v = o
 		}
+		update := py.NewObject()
+		update.Set(parts[1], v)
 		var d *dictArg
 		for _, x := range dicts {
 			if x.key == parts[0] {
@@ -120,16 +128,16 @@ func (rw *rewritten) foldDotted(args []string) error {
 			}
 		}
 		if d == nil {
-			d = &dictArg{key: parts[0], value: jsonValue{kind: jsonObject}}
+			d = &dictArg{key: parts[0], value: py.NewObject()}
 			dicts = append(dicts, d)
 		}
-		if dup := duplicateKey(&d.value, v, parts[0]); dup != "" {
+		if dup := duplicateKey(d.value, update, parts[0]); dup != "" {
 			rw.duplicateKeys = append(rw.duplicateKeys, dup)
 		}
-		mergeJSON(&d.value, v)
+		mergeJSON(d.value, update)
 	}
 	for _, d := range dicts {
-		out = append(out, d.key, d.value.pyDumps())
+		out = append(out, d.key, dumps(d.value))
 	}
 	rw.args = out
 	return nil
@@ -137,31 +145,34 @@ func (rw *rewritten) foldDotted(args []string) error {
 
 // dottedValue is the value of a dotted option: JSON if it parses, else a
 // human-readable integer (1k, 2M), else the string itself.
-func dottedValue(s string) jsonValue {
+func dottedValue(s string) any {
 	if v, err := parseJSON(s); err == nil {
 		return v
 	}
 	if n, err := humanReadableInt(s); err == nil {
-		return jsonValue{kind: jsonInt, text: n}
+		return json.Number(n)
 	}
-	return jsonStr(s)
+	return s
 }
 
 // duplicateKey returns the dotted path of the first scalar in update that
 // replaces a value already in orig ("" if none), for the duplicate warning.
-func duplicateKey(orig *jsonValue, update jsonValue, prefix string) string {
-	for i, k := range update.keys {
-		o, ok := orig.get(k)
+func duplicateKey(orig, update *py.Object, prefix string) string {
+	for k, u := range update.All() {
+		o, ok := orig.Get(k)
 		if !ok {
 			continue
 		}
-		u := update.vals[i]
+		uo, uObj := u.(*py.Object)
+		oo, oObj := o.(*py.Object)
+		_, uArr := u.([]any)
+		_, oArr := o.([]any)
 		switch {
-		case u.kind == jsonObject && o.kind == jsonObject:
-			if d := duplicateKey(o, u, prefix+"."+k); d != "" {
+		case uObj && oObj:
+			if d := duplicateKey(oo, uo, prefix+"."+k); d != "" {
 				return d
 			}
-		case u.kind == jsonArray && o.kind == jsonArray:
+		case uArr && oArr:
 		default:
 			return prefix + "." + k
 		}

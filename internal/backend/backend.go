@@ -20,7 +20,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -381,54 +380,4 @@ func requestError(err error) string {
 		return "request cancelled: " + err.Error()
 	}
 	return err.Error()
-}
-
-// orderedMap is a JSON object that keeps insertion order; setting an
-// existing key replaces its value in place, as a Python dict update does.
-type orderedMap struct {
-	keys []string
-	vals []any
-}
-
-func (m *orderedMap) set(k string, v any) {
-	for i, kk := range m.keys {
-		if kk == k {
-			m.vals[i] = v
-			return
-		}
-	}
-	m.keys = append(m.keys, k)
-	m.vals = append(m.vals, v)
-}
-
-// MarshalJSON encodes the object in insertion order.
-func (m *orderedMap) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range m.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := marshalTo(&b, k); err != nil {
-			return nil, err
-		}
-		b.WriteByte(':')
-		if err := marshalTo(&b, m.vals[i]); err != nil {
-			return nil, fmt.Errorf("encoding %q: %w", k, err)
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// marshalTo appends the JSON of v to b without HTML escaping (prompts are
-// sent as written) and without the encoder's trailing newline.
-func marshalTo(b *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1)
-	return nil
 }

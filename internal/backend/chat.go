@@ -1,6 +1,9 @@
 package backend
 
-import "github.com/vbench/vbench/internal/dataset"
+import (
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
+)
 
 // The openai-chat backend speaks the OpenAI Chat Completions API.
 func init() {
@@ -14,12 +17,12 @@ type chat struct{}
 // Payload builds vLLM's chat body, keys in vLLM's order: one user message
 // whose content is the prompt as a text part.
 func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
-	var p orderedMap
-	p.set("model", o.Model)
-	p.set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
-	p.set("max_completion_tokens", r.OutputLen)
-	p.set("stream", true)
-	p.set("stream_options", map[string]any{"include_usage": true})
+	var p py.Object
+	p.Set("model", o.Model)
+	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+	p.Set("max_completion_tokens", r.OutputLen)
+	p.Set("stream", true)
+	p.Set("stream_options", map[string]any{"include_usage": true})
 	o.setCommon(&p)
 	return p.MarshalJSON()
 }

@@ -1,6 +1,9 @@
 package backend
 
-import "github.com/vbench/vbench/internal/dataset"
+import (
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
+)
 
 // The vllm and openai backends speak the OpenAI Completions API.
 func init() {
@@ -14,22 +17,22 @@ type completions struct{}
 
 // Payload builds vLLM's completions body, keys in vLLM's order.
 func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
-	var p orderedMap
-	p.set("model", o.Model)
+	var p py.Object
+	p.Set("model", o.Model)
 	if len(r.Prompts) > 0 {
-		p.set("prompt", r.Prompts) // a --random-batch-size group
+		p.Set("prompt", r.Prompts) // a --random-batch-size group
 	} else {
-		p.set("prompt", r.Prompt)
+		p.Set("prompt", r.Prompt)
 	}
-	p.set("repetition_penalty", 1.0)
-	p.set("max_tokens", r.OutputLen)
+	p.Set("repetition_penalty", 1.0)
+	p.Set("max_tokens", r.OutputLen)
 	if o.Logprobs != nil {
-		p.set("logprobs", *o.Logprobs)
+		p.Set("logprobs", *o.Logprobs)
 	} else {
-		p.set("logprobs", nil)
+		p.Set("logprobs", nil)
 	}
-	p.set("stream", true)
-	p.set("stream_options", map[string]any{"include_usage": true})
+	p.Set("stream", true)
+	p.Set("stream_options", map[string]any{"include_usage": true})
 	o.setCommon(&p)
 	return p.MarshalJSON()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
 )
 
 // Task is the kind of work a backend asks the server for (vLLM's task
@@ -114,9 +115,9 @@ type PayloadOptions struct {
 // setCommon applies vLLM's common payload update (_update_payload_common)
 // to p: "ignore_eos": true when asked, then the extra body, keys sorted,
 // replacing existing keys in place.
-func (o *PayloadOptions) setCommon(p *orderedMap) {
+func (o *PayloadOptions) setCommon(p *py.Object) {
 	if o.IgnoreEOS {
-		p.set("ignore_eos", true)
+		p.Set("ignore_eos", true)
 	}
 	keys := make([]string, 0, len(o.ExtraBody))
 	for k := range o.ExtraBody {
@@ -124,7 +125,7 @@ func (o *PayloadOptions) setCommon(p *orderedMap) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p.set(k, o.ExtraBody[k])
+		p.Set(k, o.ExtraBody[k])
 	}
 }
 

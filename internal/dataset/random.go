@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -182,7 +183,7 @@ func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokeniz
 			spec.InputLen, numSpecial, rIn, minTotal)
 	}
 
-	rng, err := NewGenerator(seed)
+	rng, err := numpy.NewGenerator(seed)
 	if err != nil {
 		return nil, info, fmt.Errorf("random dataset: %w", err)
 	}
@@ -326,7 +327,7 @@ func (f *fixup) run(tok tokenizer.Tokenizer) {
 
 // finish completes the fix-up, padding from rng whenever a re-encoding
 // comes out short.
-func (f *fixup) finish(tok tokenizer.Tokenizer, rng *Generator, vocab int) error {
+func (f *fixup) finish(tok tokenizer.Tokenizer, rng *numpy.Generator, vocab int) error {
 	if !f.done && f.deficit == 0 {
 		f.run(tok)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -76,7 +77,7 @@ func o200k(t testing.TB) tokenizer.Tokenizer {
 // sequentially, with the same generator, as the oracle for Random.
 func referenceRandom(t *testing.T, spec scenario.RandomDataset, n int, seed int64, tok tokenizer.Tokenizer, prefix string) (reqs []Request, info RandomInfo, pads int) {
 	t.Helper()
-	rng, err := NewGenerator(seed)
+	rng, err := numpy.NewGenerator(seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/vbench/vbench/internal/atomicfile"
 )
 
 // DefaultEndpoint is the Hub's URL when HF_ENDPOINT is not set.
@@ -374,19 +376,15 @@ func (c *Client) get(ctx context.Context, repo, commit, filename, blob string) e
 	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
 		return fmt.Errorf("writing the cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(blob), filepath.Base(blob)+".*.incomplete")
+	f, err := atomicfile.Create(blob, 0o600)
 	if err != nil {
 		return fmt.Errorf("writing the cache: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, resp.Body); err != nil {
-		tmp.Close()
+	defer f.Cleanup()
+	if _, err := io.Copy(f, resp.Body); err != nil {
 		return fmt.Errorf("downloading: %w", scrub(err))
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), blob); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("writing the cache: %w", err)
 	}
 	return nil
@@ -433,24 +431,13 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// writeFileAtomic writes data to path through a temporary file.
+// writeFileAtomic writes data to path through a temporary file, creating
+// the directory if needed.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, 0o600)
 }
 
 func copyFile(src, dst string) error {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vbench/vbench/internal/py"
 )
 
 // This file is the one table of metric definitions. The console block
@@ -335,27 +337,13 @@ func SplitStatKey(key string) (stat, metric string, ok bool) {
 // lines: int(p) when p is integral, else Python's repr of the float
 // (99 → "99", 99.9 → "99.9", 1e-05 → "1e-05").
 func PercentileWord(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "nan"
-	case math.IsInf(p, 1):
-		return "inf"
-	case math.IsInf(p, -1):
-		return "-inf"
-	case p == math.Trunc(p):
+	if p == math.Trunc(p) && !math.IsInf(p, 0) {
 		if p == 0 {
 			return "0" // int(-0.0) is 0
 		}
 		return strconv.FormatFloat(p, 'f', 0, 64)
 	}
-	// Python's repr: the shortest round-trip digits, in exponent form when
-	// the decimal exponent is below -4 or at least 16.
-	e := strconv.FormatFloat(p, 'e', -1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	if exp < -4 || exp >= 16 {
-		return e
-	}
-	return strconv.FormatFloat(p, 'f', -1, 64)
+	return py.Repr(p)
 }
 
 // Lookup returns the definition of a metric key: one of Defs, or a

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/record"
 )
 
@@ -141,11 +142,11 @@ func Describe(name string, values []float64, percentiles []float64) MetricStats 
 	st := MetricStats{
 		Name:   name,
 		Mean:   Mean(values) * 1000,
-		Median: medianSorted(s) * 1000,
+		Median: numpy.MedianSorted(s) * 1000,
 		Std:    Std(values) * 1000,
 	}
 	for _, p := range percentiles {
-		st.Percentiles = append(st.Percentiles, PercentileValue{P: p, Value: percentileSorted(s, p) * 1000})
+		st.Percentiles = append(st.Percentiles, PercentileValue{P: p, Value: numpy.PercentileSorted(s, p) * 1000})
 	}
 	return st
 }

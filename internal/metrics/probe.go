@@ -3,6 +3,7 @@ package metrics
 import (
 	"slices"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/record"
 )
 
@@ -41,8 +42,8 @@ func probeFromLatencies(lats []float64, total int) *ProbeSummary {
 	return &ProbeSummary{
 		Completed:    len(lats),
 		Failed:       total - len(lats),
-		MedianE2ELMs: medianSorted(s) * 1000,
-		P99E2ELMs:    percentileSorted(s, 99) * 1000,
+		MedianE2ELMs: numpy.MedianSorted(s) * 1000,
+		P99E2ELMs:    numpy.PercentileSorted(s, 99) * 1000,
 		MaxE2ELMs:    slices.Max(lats) * 1000,
 	}
 }

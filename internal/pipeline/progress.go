@@ -6,20 +6,19 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/vbench/vbench/internal/record"
 )
 
 // IsTerminal reports whether w is a terminal (a character device).
 func IsTerminal(w io.Writer) bool { return isTerminal(w) }
 
-// isTerminal reports whether w is a terminal (a character device).
+// isTerminal reports whether w is a terminal (x/term's check, which
+// unlike a character-device test is false for /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // progress draws a one-line progress bar on a terminal: requests done of

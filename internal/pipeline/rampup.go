@@ -1,8 +1,7 @@
 package pipeline
 
 import (
-	"time"
-
+	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
@@ -21,11 +20,11 @@ func rpsChangeEvents(r *scenario.RampUp, spec schedule.Spec, res *run.Result, pl
 		return nil
 	}
 	last := int(r.StartRPS)
-	events := []report.RPSChangeEvent{{RPS: last, Timestamp: isoformat(res.Start)}}
+	events := []report.RPSChangeEvent{{RPS: last, Timestamp: py.Isoformat(res.Start.Local())}}
 	rates := schedule.Rates(spec, max(planned, len(res.Records)))
 	for i, rec := range res.Records {
 		if cur := int(rates[i]); cur > last {
-			ts := isoformat(res.Start.Add(rec.Released))
+			ts := py.Isoformat(res.Start.Add(rec.Released).Local())
 			for v := last + 1; v <= cur; v++ {
 				events = append(events, report.RPSChangeEvent{RPS: v, Timestamp: ts})
 			}
@@ -33,14 +32,4 @@ func rpsChangeEvents(r *scenario.RampUp, spec schedule.Spec, res *run.Result, pl
 		}
 	}
 	return events
-}
-
-// isoformat is Python's datetime.isoformat() of a naive local time:
-// microseconds are left out when they are zero.
-func isoformat(t time.Time) string {
-	t = t.Local()
-	if t.Nanosecond()/1000 == 0 {
-		return t.Format("2006-01-02T15:04:05")
-	}
-	return t.Format("2006-01-02T15:04:05.000000")
 }

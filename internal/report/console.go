@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/py"
 )
 
 // width of the result block, and of its label column.
@@ -82,7 +83,7 @@ func (b *block) line(label, value string) {
 }
 
 func (b *block) int(label string, v int)    { b.line(label, strconv.Itoa(v)) }
-func (b *block) f2(label string, v float64) { b.line(label, pyFixed2(v)) }
+func (b *block) f2(label string, v float64) { b.line(label, py.Fixed(v, 2)) }
 
 // count and value write the line of a metric of the table, under its
 // console title, as an integer or with .2f.

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/vbench/vbench/internal/atomicfile"
+	"github.com/vbench/vbench/internal/py"
 )
 
 // FileNameInput holds what the result file name depends on.
@@ -55,7 +58,7 @@ func ResultFileName(in FileNameInput) string {
 		name = fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json",
 			label, r.Strategy, pyNumberString(r.StartRPS), pyNumberString(r.EndRPS), conc, base, in.Date)
 	} else {
-		name = fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, PyFloatRepr(in.RequestRate), conc, base, in.Date)
+		name = fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, py.Repr(in.RequestRate), conc, base, in.Date)
 	}
 	if in.ResultFilename != "" {
 		name = in.ResultFilename
@@ -72,7 +75,7 @@ func pyNumberString(f float64) string {
 	if n, ok := integralOrFloat(f).(int64); ok {
 		return strconv.FormatInt(n, 10)
 	}
-	return PyFloatRepr(f)
+	return py.Repr(f)
 }
 
 // pyJoin joins two path parts as Python's os.path.join does on POSIX.
@@ -122,40 +125,9 @@ func WriteResultFile(path string, data []byte, appendMode bool) error {
 	return atomicWrite(path, content, perm)
 }
 
-func atomicWrite(path string, content []byte, perm fs.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary result file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(content); err != nil {
+func atomicWrite(path string, content []byte, perm fs.FileMode) error {
+	if err := atomicfile.WriteFile(path, content, perm); err != nil {
 		return fmt.Errorf("write result file: %w", err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("set result file mode: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync result file: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close result file: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename result file: %w", err)
-	}
-	// Persist the rename itself; not every platform can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

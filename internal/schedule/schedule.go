@@ -3,8 +3,8 @@
 //
 // Rates, Seconds and Offsets are pure functions of their arguments: no
 // clock, no I/O. The caller sleeps until start+offset for each request.
-// RandomState is NumPy's legacy global generator, which the gamma gaps
-// are drawn from.
+// The gamma gaps are drawn from numpy.RandomState, NumPy's legacy global
+// generator.
 package schedule
 
 import (
@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 // Ramp-up strategies.
@@ -97,14 +99,14 @@ func rate(spec Spec, i, n int) float64 {
 // It fails when n < 0, a rate is not positive, Burstiness is not positive,
 // or the ramp-up strategy is unknown. n = 0 gives no offsets.
 func Seconds(spec Spec, n int, seed uint32) ([]float64, error) {
-	return SecondsWith(spec, n, NewRandomState(seed))
+	return SecondsWith(spec, n, numpy.NewRandomState(seed))
 }
 
 // SecondsWith is Seconds drawing from rs instead of a freshly seeded
 // generator, for runs where something else used NumPy's global generator
 // after np.random.seed and before the schedule (vLLM's prefix_repetition
 // dataset does). rs advances by the draws made.
-func SecondsWith(spec Spec, n int, rs *RandomState) ([]float64, error) {
+func SecondsWith(spec Spec, n int, rs *numpy.RandomState) ([]float64, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("schedule: negative request count %d", n)
 	}

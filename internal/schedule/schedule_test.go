@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 var inf = math.Inf(1)
@@ -94,7 +96,7 @@ func TestSecondsRescale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		twin := NewRandomState(tt.seed)
+		twin := numpy.NewRandomState(tt.seed)
 		raw := make([]float64, tt.n)
 		sum := 0.0
 		for i := range raw {
@@ -128,7 +130,7 @@ func TestSecondsRampUpGamma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	twin := NewRandomState(3)
+	twin := numpy.NewRandomState(3)
 	sum := 0.0
 	for i, r := range Rates(spec, n) {
 		sum += twin.Gamma(2, 1/(r*2))
@@ -153,7 +155,7 @@ func TestSecondsDeterministic(t *testing.T) {
 
 func TestSecondsWithContinuesState(t *testing.T) {
 	spec := Spec{Rate: 3, Burstiness: 1}
-	rs := NewRandomState(5)
+	rs := numpy.NewRandomState(5)
 	rs.Float64() // something else drew from the global generator first
 	got, err := SecondsWith(spec, 10, rs)
 	if err != nil {

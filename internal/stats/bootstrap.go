@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 // StatKind names a statistic of a sample.
@@ -66,44 +68,20 @@ func (s Statistic) Of(x []float64) float64 {
 	return s.of(slices.Clone(x))
 }
 
-// of computes the statistic of buf, reordering buf.
+// of computes the statistic of buf, reordering buf; it allocates nothing.
 func (s Statistic) of(buf []float64) float64 {
-	n := len(buf)
-	if n == 0 {
+	if len(buf) == 0 {
 		return math.NaN()
 	}
 	switch s.Kind {
 	case StatMean:
-		return Mean(buf)
+		return numpy.Mean(buf)
 	case StatStd:
-		m := Mean(buf)
-		ss := 0.0
-		for _, v := range buf {
-			ss += (v - m) * (v - m)
-		}
-		return math.Sqrt(ss / float64(n))
+		return numpy.Std(buf, 0)
 	case StatMedian:
-		if n%2 == 1 {
-			return selectKth(buf, n/2)
-		}
-		a := selectKth(buf, n/2-1)
-		return (a + slices.Min(buf[n/2:])) / 2
+		return numpy.MedianSelect(buf)
 	case StatPercentile:
-		v := float64(n-1) * (s.P / 100)
-		if v >= float64(n-1) {
-			return slices.Max(buf)
-		}
-		if v <= 0 {
-			return slices.Min(buf)
-		}
-		i := int(math.Floor(v))
-		f := v - float64(i)
-		a := selectKth(buf, i)
-		b := slices.Min(buf[i+1:])
-		if f >= 0.5 {
-			return b - (b-a)*(1-f)
-		}
-		return a + (b-a)*f
+		return numpy.PercentileSelect(buf, s.P)
 	}
 	return math.NaN()
 }
@@ -174,11 +152,8 @@ func (b Bootstrap) RelDiff(base, cand [][]float64, st Statistic) (Interval, erro
 		return Interval{}, fmt.Errorf("bootstrap: only %d of %d replicates were defined", len(reps), b.Replicates)
 	}
 	slices.Sort(reps)
-	pct := Statistic{Kind: StatPercentile}
-	pct.P = 100 * (1 - b.Level) / 2
-	low := pct.of(reps)
-	pct.P = 100 * (1 + b.Level) / 2
-	high := pct.of(reps)
+	low := numpy.PercentileSorted(reps, 100*(1-b.Level)/2)
+	high := numpy.PercentileSorted(reps, 100*(1+b.Level)/2)
 	return Interval{Estimate: (sc - sb) / sb, Low: low, High: high, DF: math.NaN()}, nil
 }
 
@@ -233,51 +208,4 @@ func flatten(units [][]float64, buf []float64) []float64 {
 		buf = append(buf, u...)
 	}
 	return buf
-}
-
-// selectKth reorders x so that x[k] is its k-th smallest value (0-based),
-// with x[:k] ≤ x[k] ≤ x[k+1:], and returns it: Hoare's quickselect with a
-// median-of-three pivot, falling back to a full sort on degenerate input.
-func selectKth(x []float64, k int) float64 {
-	lo, hi := 0, len(x)-1
-	for depth := 0; hi > lo; depth++ {
-		if hi-lo < 16 || depth > 64 {
-			slices.Sort(x[lo : hi+1])
-			break
-		}
-		mid := lo + (hi-lo)/2
-		if x[mid] < x[lo] {
-			x[mid], x[lo] = x[lo], x[mid]
-		}
-		if x[hi] < x[lo] {
-			x[hi], x[lo] = x[lo], x[hi]
-		}
-		if x[hi] < x[mid] {
-			x[hi], x[mid] = x[mid], x[hi]
-		}
-		pivot := x[mid]
-		i, j := lo, hi
-		for i <= j {
-			for x[i] < pivot {
-				i++
-			}
-			for x[j] > pivot {
-				j--
-			}
-			if i <= j {
-				x[i], x[j] = x[j], x[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return x[k]
-		}
-	}
-	return x[k]
 }

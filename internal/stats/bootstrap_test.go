@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 func units(vals ...float64) [][]float64 {
@@ -100,7 +102,7 @@ func TestBootstrapMatchesNormalTheory(t *testing.T) {
 		t.Fatal(err)
 	}
 	mb := Mean(a)
-	half := 1.959963984540054 * math.Sqrt(SampleVar(a)/2000+SampleVar(b)/2000) / mb
+	half := 1.959963984540054 * math.Sqrt(numpy.Var(a, 1)/2000+numpy.Var(b, 1)/2000) / mb
 	est := (Mean(b) - mb) / mb
 	if !near(iv.Estimate, est, 1e-12) {
 		t.Errorf("estimate %v, want %v", iv.Estimate, est)
@@ -163,32 +165,5 @@ func TestStatisticOf(t *testing.T) {
 	}
 	if got := (Statistic{Kind: StatMean}).Of(nil); !math.IsNaN(got) {
 		t.Errorf("mean of nothing = %v", got)
-	}
-}
-
-func TestSelectKth(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 15, 16, 17, 100, 1001} {
-		for _, dup := range []bool{false, true} {
-			x := make([]float64, n)
-			for i := range x {
-				x[i] = r.Float64()
-				if dup {
-					x[i] = float64(r.IntN(4))
-				}
-			}
-			sorted := slices.Sorted(slices.Values(x))
-			for _, k := range []int{0, n / 3, n / 2, n - 1} {
-				buf := slices.Clone(x)
-				if got := selectKth(buf, k); got != sorted[k] {
-					t.Fatalf("n=%d dup=%v k=%d: %v, want %v", n, dup, k, got, sorted[k])
-				}
-				for i := range buf {
-					if (i < k && buf[i] > buf[k]) || (i > k && buf[i] < buf[k]) {
-						t.Fatalf("n=%d k=%d: not partitioned at %d", n, k, i)
-					}
-				}
-			}
-		}
 	}
 }

@@ -12,16 +12,20 @@ package stats
 import (
 	"math"
 	"slices"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 // Summary describes a sample x_1..x_n of one metric over n runs.
 type Summary struct {
 	// N is the number of values.
 	N int
-	// Mean is the arithmetic mean  x̄ = (1/n) Σ x_i.
+	// Mean is the arithmetic mean  x̄ = (1/n) Σ x_i, summed pairwise as
+	// numpy sums.
 	Mean float64
 	// Std is the sample standard deviation with Bessel's correction,
-	// s = sqrt( Σ (x_i − x̄)² / (n − 1) ); NaN when n < 2.
+	// s = sqrt( Σ (x_i − x̄)² / (n − 1) ) (numpy.std with ddof 1); NaN
+	// when n < 2.
 	Std float64
 	// Min and Max are the smallest and largest value.
 	Min, Max float64
@@ -48,7 +52,7 @@ func Describe(x []float64, level float64) Summary {
 	if len(x) < 2 {
 		return s
 	}
-	s.Std = SampleStd(x)
+	s.Std = numpy.Std(x, 1)
 	if s.Mean != 0 {
 		s.CV = s.Std / math.Abs(s.Mean)
 	}
@@ -64,36 +68,6 @@ func Describe(x []float64, level float64) Summary {
 // CILow) / 2 = t · s / √n; NaN when there is no interval.
 func (s Summary) HalfWidth() float64 { return (s.CIHigh - s.CILow) / 2 }
 
-// Mean is the arithmetic mean (1/n) Σ x_i, summed left to right; NaN for an
+// Mean is numpy.mean: the pairwise sum over n (see numpy.Mean); NaN for an
 // empty slice.
-func Mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	sum := 0.0
-	for _, v := range x {
-		sum += v
-	}
-	return sum / float64(len(x))
-}
-
-// SampleStd is the sample standard deviation with Bessel's correction,
-// computed in two passes: x̄ = Mean(x), s = sqrt( Σ (x_i − x̄)² / (n − 1) ).
-// NaN when n < 2.
-func SampleStd(x []float64) float64 {
-	return math.Sqrt(SampleVar(x))
-}
-
-// SampleVar is the sample variance Σ (x_i − x̄)² / (n − 1); NaN when n < 2.
-func SampleVar(x []float64) float64 {
-	if len(x) < 2 {
-		return math.NaN()
-	}
-	m := Mean(x)
-	ss := 0.0
-	for _, v := range x {
-		d := v - m
-		ss += d * d
-	}
-	return ss / float64(len(x)-1)
-}
+func Mean(x []float64) float64 { return numpy.Mean(x) }

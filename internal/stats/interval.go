@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+
+	"github.com/vbench/vbench/internal/numpy"
 )
 
 // Interval is an estimate with a confidence interval.
@@ -67,8 +69,8 @@ func WelchDiff(base, cand []float64, level float64) (Interval, error) {
 		return Interval{}, fmt.Errorf("welch interval: need at least 2 values on each side, got %d and %d", len(base), len(cand))
 	}
 	d := Mean(cand) - Mean(base)
-	vb := SampleVar(base) / float64(len(base))
-	vc := SampleVar(cand) / float64(len(cand))
+	vb := numpy.Var(base, 1) / float64(len(base))
+	vc := numpy.Var(cand, 1) / float64(len(cand))
 	se2 := vb + vc
 	if se2 == 0 {
 		return Interval{Estimate: d, Low: d, High: d, DF: math.NaN()}, nil

@@ -1,4 +1,4 @@
-package schedule
+package numpy
 
 import "math"
 
@@ -11,44 +11,78 @@ const (
 	mtLowerMask = 0x7fffffff
 )
 
-// RandomState reproduces NumPy's legacy global generator, the one behind
-// np.random.seed and np.random.gamma: a 32-bit Mersenne Twister with the
-// legacy double, Gaussian and gamma samplers layered on it. The same seed
-// gives the same stream as NumPy, bit for bit, for the raw integers and the
-// doubles; the samplers that use log, pow or sqrt use Go's math package,
-// which may differ from the C library NumPy links in the last bit of a
-// result (never in the sequence of draws, except with a probability that
-// is negligible).
-//
-// A RandomState is not safe for concurrent use.
-type RandomState struct {
-	mt       [mtN]uint32
-	pos      int
-	hasGauss bool
-	gauss    float64
+// MT19937 is the 32-bit Mersenne Twister behind both CPython's random
+// module and NumPy's legacy RandomState. It is not safe for concurrent use.
+type MT19937 struct {
+	mt  [mtN]uint32
+	pos int
 }
 
-// NewRandomState returns the state np.random.seed(seed) leaves: MT19937's
-// init_genrand,
+// NewMT19937 returns the twister seeded by init_genrand, as
+// np.random.seed(seed) seeds it for an integer seed:
 //
 //	mt[0] = seed
 //	mt[i] = 1812433253 · (mt[i-1] ⊕ (mt[i-1] >> 30)) + i   (mod 2³²)
-//
-// with no cached Gaussian.
-func NewRandomState(seed uint32) *RandomState {
-	s := &RandomState{}
-	s.mt[0] = seed
+func NewMT19937(seed uint32) *MT19937 {
+	m := &MT19937{}
+	m.initGenrand(seed)
+	return m
+}
+
+func (m *MT19937) initGenrand(seed uint32) {
+	m.mt[0] = seed
 	for i := 1; i < mtN; i++ {
-		prev := s.mt[i-1]
-		s.mt[i] = 1812433253*(prev^(prev>>30)) + uint32(i)
+		prev := m.mt[i-1]
+		m.mt[i] = 1812433253*(prev^(prev>>30)) + uint32(i)
 	}
-	s.pos = mtN
-	return s
+	m.pos = mtN
+}
+
+// NewMT19937Key returns the twister seeded by init_by_array(key), as
+// CPython's random.seed(n) seeds it for an integer n: key holds the 32-bit
+// words of |n|, least significant first ([0] for n = 0). See
+// PythonSeedKey.
+func NewMT19937Key(key []uint32) *MT19937 {
+	m := &MT19937{}
+	m.initGenrand(19650218)
+	mt := &m.mt
+	i, j := 1, 0
+	for k := max(mtN, len(key)); k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ (prev^prev>>30)*1664525) + key[j] + uint32(j)
+		i++
+		j++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+		if j >= len(key) {
+			j = 0
+		}
+	}
+	for k := mtN - 1; k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ (prev^prev>>30)*1566083941) - uint32(i)
+		i++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+	}
+	mt[0] = 0x80000000
+	return m
+}
+
+// PythonSeedKey returns the init_by_array key CPython's random.seed(n)
+// uses for a non-negative integer n: its 32-bit words, least significant
+// first, and one zero word for n = 0.
+func PythonSeedKey(n uint64) []uint32 {
+	return seedWords(n)
 }
 
 // generate refills the state with the next 624 words (the twist).
-func (s *RandomState) generate() {
-	mt := &s.mt
+func (m *MT19937) generate() {
+	mt := &m.mt
 	var i int
 	for i = 0; i < mtN-mtM; i++ {
 		y := mt[i]&mtUpperMask | mt[i+1]&mtLowerMask
@@ -60,16 +94,17 @@ func (s *RandomState) generate() {
 	}
 	y := mt[mtN-1]&mtUpperMask | mt[0]&mtLowerMask
 	mt[mtN-1] = mt[mtM-1] ^ y>>1 ^ -(y&1)&mtMatrixA
-	s.pos = 0
+	m.pos = 0
 }
 
-// Uint32 returns the next tempered 32-bit output of the twister.
-func (s *RandomState) Uint32() uint32 {
-	if s.pos == mtN {
-		s.generate()
+// Uint32 returns the next tempered 32-bit output of the twister
+// (genrand_uint32; CPython's random.getrandbits(32)).
+func (m *MT19937) Uint32() uint32 {
+	if m.pos == mtN {
+		m.generate()
 	}
-	y := s.mt[s.pos]
-	s.pos++
+	y := m.mt[m.pos]
+	m.pos++
 	y ^= y >> 11
 	y ^= y << 7 & 0x9d2c5680
 	y ^= y << 15 & 0xefc60000
@@ -77,14 +112,38 @@ func (s *RandomState) Uint32() uint32 {
 	return y
 }
 
-// Float64 returns a double in [0, 1) as np.random.random_sample does,
-// from two 32-bit outputs a and b:
+// Float64 returns a double in [0, 1) as CPython's random.random() and
+// NumPy's np.random.random_sample do (genrand_res53), from two 32-bit
+// outputs a and b:
 //
 //	((a >> 5) · 2²⁶ + (b >> 6)) / 2⁵³
-func (s *RandomState) Float64() float64 {
-	a := s.Uint32() >> 5
-	b := s.Uint32() >> 6
+func (m *MT19937) Float64() float64 {
+	a := m.Uint32() >> 5
+	b := m.Uint32() >> 6
 	return (float64(a)*67108864.0 + float64(b)) / 9007199254740992.0
+}
+
+// RandomState reproduces NumPy's legacy global generator, the one behind
+// np.random.seed and np.random.gamma: MT19937 with the legacy double,
+// Gaussian and gamma samplers layered on it. The same seed gives the same
+// stream as NumPy, bit for bit, for the raw integers and the doubles; the
+// samplers that use log, pow or sqrt use Go's math package, which may
+// differ from the C library NumPy links in the last bit of a result (never
+// in the sequence of draws, except with a probability that is negligible).
+//
+// A RandomState is not safe for concurrent use.
+type RandomState struct {
+	MT19937
+	hasGauss bool
+	gauss    float64
+}
+
+// NewRandomState returns the state np.random.seed(seed) leaves: MT19937
+// seeded by init_genrand (see NewMT19937), with no cached Gaussian.
+func NewRandomState(seed uint32) *RandomState {
+	s := &RandomState{}
+	s.initGenrand(seed)
+	return s
 }
 
 // StandardNormal returns np.random.standard_normal(): the legacy polar

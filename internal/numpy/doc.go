@@ -1,0 +1,13 @@
+// Package numpy reproduces, bit for bit, the parts of NumPy (and of
+// CPython's random module) whose numbers vbench must match:
+//
+//   - PCG64 and Generator: np.random.default_rng(seed) and its integers();
+//   - MT19937 and RandomState: the Mersenne Twister behind CPython's random
+//     and NumPy's legacy np.random.seed / np.random.gamma;
+//   - PairwiseSum, Mean, Var, Std, Median and Percentile: numpy's pairwise
+//     summation and its default ("linear") percentile.
+//
+// It is a leaf package: it imports no other vbench package. Its golden
+// values come from NumPy itself (testdata/gen.py, run with Debian's
+// python3-numpy; the tests only read the files it wrote).
+package numpy
