@@ -201,13 +201,14 @@ type splitPre struct {
 }
 
 // knownSplits maps patterns to matchers written for them (GPT-2,
-// Llama-3, Qwen2/3 and gpt-oss, which uses o200k_base's). Each is checked
-// against regexp2 by the tests.
+// Llama-3, Qwen2/3, gpt-oss, which uses o200k_base's, and Kimi K2). Each
+// is checked against regexp2 by the tests.
 var knownSplits = map[string]splitFunc{
 	gpt2Pattern: splitR50k,
 	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: splitLlama3,
 	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:      splitQwen2,
 	o200kPattern: splitO200k, // gpt-oss
+	kimiPattern:  splitKimi,
 }
 
 func newSplit(expr string, isRegex bool, behavior string, invert bool) (*splitPre, error) {
