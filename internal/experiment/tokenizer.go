@@ -80,6 +80,26 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (toke
 	return srv, name, nil
 }
 
+// checkTokenizerName is Check's part for the tokenizer: the name
+// loadTokenizerEnv would resolve must not be a misspelt built-in encoding
+// (tokenizer.CheckName), which would otherwise be taken for a Hub id.
+func checkTokenizerName(sc *scenario.Scenario) error {
+	if sc.Tokenizer.SkipInit {
+		return nil
+	}
+	name, field := sc.Tokenizer.Name, "tokenizer.name"
+	if name == "" {
+		name, field = sc.Target.Model, "target.model (the default tokenizer.name)"
+	}
+	if name == "" && sc.Target.Simulator != nil {
+		name, field = sc.Target.Simulator.Model, "target.simulator.model (the default tokenizer.name)"
+	}
+	if err := tokenizer.CheckName(name); err != nil {
+		return unsupported("%s: %v", field, err)
+	}
+	return nil
+}
+
 // reason turns a resolution error into the end of a sentence.
 func reason(err error) string {
 	s := strings.TrimPrefix(err.Error(), tokenizer.ErrNotLocal.Error()+": ")

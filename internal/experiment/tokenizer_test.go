@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -177,4 +178,33 @@ func typeOf(v tokenizer.Tokenizer) string {
 		return "*tokenizer.Server"
 	}
 	return "other"
+}
+
+func TestCheckTokenizerName(t *testing.T) {
+	tests := []struct {
+		name, tokenizer, model, want string
+		skip                         bool
+	}{
+		{"typo", "o300k_base", "org/m", `tokenizer.name: unknown tokenizer "o300k_base"; did you mean o200k_base?`, false},
+		{"model as tokenizer", "", "cl100k-base", `target.model (the default tokenizer.name): unknown tokenizer "cl100k-base"; did you mean cl100k_base?`, false},
+		{"built-in", "o200k_base", "org/m", "", false},
+		{"hub id", "gpt2", "org/m", "", false},
+		{"skip init", "o300k_base", "org/m", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &scenario.Scenario{}
+			sc.Tokenizer.Name, sc.Target.Model, sc.Tokenizer.SkipInit = tt.tokenizer, tt.model, tt.skip
+			err := checkTokenizerName(sc)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("error %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v, want %q... wrapping ErrUnsupported (exit 2)", err, tt.want)
+			}
+		})
+	}
 }

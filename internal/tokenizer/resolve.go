@@ -72,6 +72,9 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 		}
 		return &Resolved{Tokenizer: t, Source: what + " (" + kind(t) + ")"}, nil
 	}
+	if err := CheckName(name); err != nil {
+		return nil, err // a typo, not a Hub id: no fallback to the server
+	}
 	repo, rev := name, spec.Revision
 	if i := strings.LastIndexByte(name, '@'); i > 0 {
 		repo = name[:i]
@@ -103,6 +106,78 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 		where = "from the Hugging Face cache (offline)"
 	}
 	return &Resolved{Tokenizer: t, Source: fmt.Sprintf("%s of %s@%s %s (%s)", file, repo, rev, where, h.CacheDir)}, nil
+}
+
+// ErrUnknownName is wrapped by CheckName's error: the name looks like a
+// misspelt built-in encoding.
+var ErrUnknownName = errors.New("unknown tokenizer")
+
+// CheckName reports a tokenizer name that is most likely a misspelt
+// built-in encoding rather than a Hugging Face repository id: it has no
+// "/", is not an existing path nor a built-in, and (before any
+// "@revision") is within two edits of a built-in name, ignoring case, or
+// is one without its "_base". The error wraps ErrUnknownName and reads
+// `unknown tokenizer "o300k_base"; did you mean o200k_base?`. Any other
+// name gives nil.
+func CheckName(name string) error {
+	if name == "" || strings.ContainsAny(name, `/\`) || IsBuiltin(name) {
+		return nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	base := name
+	if i := strings.LastIndexByte(name, '@'); i > 0 {
+		base = name[:i]
+	}
+	if s := suggestBuiltin(base); s != "" {
+		return fmt.Errorf("%w %q; did you mean %s? (the built-in encodings are %s; a Hugging Face repository id has the form owner/name)",
+			ErrUnknownName, name, s, strings.Join(builtinNames, ", "))
+	}
+	return nil
+}
+
+// suggestBuiltin returns the built-in encoding name is closest to, when it
+// is close enough to be a typo, else "".
+func suggestBuiltin(name string) string {
+	low := strings.ToLower(name)
+	best, bestDist := "", 3
+	for _, b := range builtinNames {
+		if low+"_base" == b || low+"-base" == b {
+			return b
+		}
+		if d := editDistance(low, b); d < bestDist {
+			best, bestDist = b, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (insertions, deletions, substitutions and adjacent transpositions of
+// bytes).
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // kind names a tokenizer's format.
