@@ -237,7 +237,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		for _, w := range info.Warnings() {
 			fmt.Fprintln(env.Stderr, w)
 		}
-		api, err := backend.NewServerAPI(tgt.base, tgt.modelID, nil, sc.Target.Insecure, sc.Target.CAFile)
+		api, err := newAlignTokenizer(sc, tgt.base, tgt.modelID, env)
 		if err != nil {
 			return nil, err
 		}

@@ -86,7 +86,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 	}
 	if t.modelID == "" {
 		fmt.Fprintln(env.Stdout, "Model not specified, fetching first model from server...")
-		api, err := backend.NewServerAPI(t.base, "", sc.Target.Headers, sc.Target.Insecure, sc.Target.CAFile)
+		api, err := newServerAPI(sc, t.base, "", env)
 		if err != nil {
 			t.closeSim()
 			return nil, err

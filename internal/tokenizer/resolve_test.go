@@ -344,6 +344,11 @@ func TestServerTokenizer(t *testing.T) {
 	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "/tokenize: connection refused") {
 		t.Errorf("Err() = %v", err)
 	}
+	// After a failure for good, calls fail at once without asking.
+	before := api.calls.Load()
+	if got, text := s.Encode("y", false), s.Decode([]int{1}); got != nil || text != "" || api.calls.Load() != before {
+		t.Errorf("after a failure: Encode = %v, Decode = %q, %d more calls; want nil, \"\", none", got, text, api.calls.Load()-before)
+	}
 	// The probe fails: no tokenizer.
 	api.fails.Store(3)
 	if _, err := NewServer(ctx, "x", api); err == nil {
