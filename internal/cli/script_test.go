@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 //	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
-// when the script ends. "waitfile FILE" waits (up to 30 s) until FILE
+// when the script ends; "fakeserve MODE" (fakeserve_test.go) starts a
+// misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line.
 func TestScripts(t *testing.T) {
@@ -37,9 +38,10 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"simserve": simserve,
-			"waitfile": waitfile,
-			"envfile":  envfile,
+			"simserve":  simserve,
+			"waitfile":  waitfile,
+			"envfile":   envfile,
+			"fakeserve": fakeserve,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("OPENAI_API_KEY", "")

@@ -53,7 +53,7 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env) (toke
 	if name == "" && sc.Target.Simulator != nil {
 		name = sc.Target.Simulator.Model
 	}
-	res, err := tokenizer.Resolve(ctx, tokenizer.Spec{Name: name, Revision: sc.Tokenizer.Revision}, hub.FromEnv(getenv))
+	res, err := tokenizer.Resolve(ctx, tokenizer.Spec{Name: name, Revision: sc.Tokenizer.Revision, Progress: stderr}, hub.FromEnv(getenv))
 	if err == nil {
 		fmt.Fprintf(stderr, "tokenizer: %s\n", res.Source)
 		return res.Tokenizer, name, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,10 @@ type Spec struct {
 	// Revision is the Hub revision (branch, tag or commit hash); "" means
 	// the one in Name, else main.
 	Revision string
+	// Progress, if not nil, gets a line before Resolve asks the Hub, which
+	// can take a while (each metadata request is bounded by the client's
+	// MetaTimeout, each download by its HTTP timeout).
+	Progress io.Writer
 }
 
 // Resolved is a loaded tokenizer and where it came from.
@@ -92,6 +97,9 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 	}
 	if rev == "" {
 		rev = hub.DefaultRevision
+	}
+	if spec.Progress != nil && !h.Offline {
+		fmt.Fprintf(spec.Progress, "tokenizer: fetching %s@%s from the Hugging Face Hub at %s into %s\n", repo, rev, h.Endpoint, h.CacheDir)
 	}
 	dir, file, err := fetchTokenizer(ctx, h, repo, rev)
 	if err != nil {
@@ -206,6 +214,13 @@ func fetchTokenizer(ctx context.Context, h *hub.Client, repo, rev string) (dir, 
 	}
 	if !missing(first) {
 		return "", "", first
+	}
+	if errors.Is(first, hub.ErrUnreachable) {
+		// The other files would wait for the same silent Hub: only the
+		// cache can have them.
+		offline := *h
+		offline.Offline = true
+		h = &offline
 	}
 	tried := []string{fileTokenizerJSON}
 	for _, f := range tiktokenFiles {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/hub"
 )
@@ -457,5 +458,34 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestResolveSilentHub: a Hub that never answers costs one metadata
+// timeout, not one per candidate file, and Resolve says first what it
+// waits for.
+func TestResolveSilentHub(t *testing.T) {
+	var requests atomic.Int32
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	h := &hub.Client{Endpoint: srv.URL, CacheDir: t.TempDir(), MetaTimeout: 50 * time.Millisecond}
+	var progress strings.Builder
+	_, err := Resolve(context.Background(), Spec{Name: "org/model", Progress: &progress}, h)
+	if !errors.Is(err, ErrNotLocal) || !errors.Is(err, hub.ErrUnreachable) {
+		t.Fatalf("Resolve = %v, want ErrNotLocal and hub.ErrUnreachable", err)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests to the silent Hub, want 1", n)
+	}
+	if want := "tokenizer: fetching org/model@main from the Hugging Face Hub at " + srv.URL; !strings.HasPrefix(progress.String(), want) {
+		t.Errorf("progress %q, want %q...", progress.String(), want)
 	}
 }
