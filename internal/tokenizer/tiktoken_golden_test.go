@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,6 +160,39 @@ func TestKimiSplitPieces(t *testing.T) {
 	for _, tt := range tests {
 		if got := pieces(tok, tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("pieces of %q = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestKimiMemoMatchesScratch is TestMemoMatchesScratch for Kimi's pattern
+// (whose matcher must record every rune it looks at for the memo), on the
+// Han-heavy golden texts.
+func TestKimiMemoMatchesScratch(t *testing.T) {
+	ranks, err := os.ReadFile(filepath.Join("testdata", "tiktoken-cut", "tiktoken.model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := NewTiktokenFile("kimi-cut", ranks, nil, kimiPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g tiktokenGolden
+	readGolden(t, "tiktoken-cut-kimi", &g)
+	r := rand.New(rand.NewPCG(3, 3))
+	tails := []string{"", " ", "\n", "'s", "a", "A", "\u0301", "漢", "々", "⺀", "!", "/", "1"}
+	for _, c := range g.Cases {
+		text := c.Text
+		if len(text) < memoKeyLen {
+			continue
+		}
+		for range 5 {
+			tk.Encode(text, false) // remember text
+			cut := memoKeyLen + r.IntN(len(text)-memoKeyLen+1)
+			variant := LossyUTF8([]byte(text[:cut])) + tails[r.IntN(len(tails))]
+			got := tk.Encode(variant, false)
+			if want := encodeFresh(tk, variant); !slices.Equal(got, want) {
+				t.Fatalf("memo encoding of %q differs from scratch:\n got %v\nwant %v", variant, got, want)
+			}
 		}
 	}
 }
