@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -211,5 +212,62 @@ func TestCheckTokenizerName(t *testing.T) {
 				t.Fatalf("error %v, want %q... wrapping ErrUnsupported (exit 2)", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestAlignTokenizer(t *testing.T) {
+	srv := fakeTokenizeServer(t)
+	sc := &scenario.Scenario{}
+	var stderr bytes.Buffer
+	env := Env{Stderr: &stderr, Getenv: func(k string) string { return map[string]string{envServerTimeout: "5s"}[k] }}
+	a, err := newAlignTokenizer(sc, srv.URL, "served", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.progress = 0 // a progress line after every call
+	ctx := context.Background()
+	ids, err := a.Tokenize(ctx, "hello world")
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("Tokenize = %v, %v", ids, err)
+	}
+	if text, err := a.Detokenize(ctx, ids); err != nil || text != "hello world" {
+		t.Fatalf("Detokenize = %q, %v", text, err)
+	}
+	// The fake server refuses another model: the first failure is told once.
+	a.api, err = newServerAPI(sc, srv.URL, "other", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := a.Tokenize(ctx, "x"); err == nil {
+			t.Fatal("no error for another model")
+		}
+	}
+	want := "aligning prompts with the server's /tokenize at " + srv.URL + " (each call times out after 5s)\n" +
+		"aligning prompts: 1 calls to /tokenize and /detokenize in 0s\n" +
+		"aligning prompts: 2 calls to /tokenize and /detokenize in 0s\n" +
+		"vbench: aligning prompts: POST /tokenize: Bad Request: bad request\n" +
+		"aligning prompts: 3 calls to /tokenize and /detokenize in 0s\n" +
+		"aligning prompts: 4 calls to /tokenize and /detokenize in 0s\n"
+	// The elapsed time is the machine's: only its form is checked.
+	if got := regexp.MustCompile(`in \d+s\n`).ReplaceAllString(stderr.String(), "in 0s\n"); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestNewServerAPITimeout(t *testing.T) {
+	for v, want := range map[string]string{"": "30s", "250ms": "250ms", "soon": "want a positive duration", "-1s": "want a positive duration"} {
+		api, err := newServerAPI(&scenario.Scenario{}, "http://127.0.0.1:1", "m", Env{Getenv: func(k string) string {
+			return map[string]string{envServerTimeout: v}[k]
+		}})
+		var got string
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = api.Timeout().String()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%s=%q: got %q, want %q", envServerTimeout, v, got, want)
+		}
 	}
 }
