@@ -26,9 +26,9 @@ func unsupported(format string, args ...any) error {
 
 // Check reports, before anything runs, what in a schema-valid scenario
 // vbench cannot run: a dataset other than random, a backend vbench does not
-// implement, an endpoint that does not end with the backend's URL
-// suffix (or "profile"), or a tokenizer name that is a misspelt built-in
-// encoding (tokenizer.CheckName). An experiment is checked run by run. Its errors
+// implement, an endpoint that does not end with the backend's URL suffix
+// (or "profile"), or a tokenizer name that is a misspelt built-in encoding
+// (tokenizer.CheckName). An experiment is checked run by run. Its errors
 // wrap ErrUnsupported.
 func Check(sc *scenario.Scenario) error {
 	if IsExperiment(sc) {
