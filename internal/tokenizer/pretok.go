@@ -211,6 +211,43 @@ var knownSplits = map[string]splitFunc{
 	kimiPattern:  splitKimi,
 }
 
+// dotnetClasses rewrites class intersections with a negated class,
+// [A&&[^B]] (Rust's and Oniguruma's syntax, as in Kimi K2's pattern), as
+// .NET's class subtraction [A-[B]], which regexp2 understands and which
+// means the same. Other uses of && are left alone (regexp2 then reads
+// them literally, or refuses them).
+func dotnetClasses(expr string) string {
+	const op = "&&[^"
+	var sb strings.Builder
+	for {
+		i := strings.Index(expr, op)
+		if i < 0 {
+			sb.WriteString(expr)
+			return sb.String()
+		}
+		// The negated class B ends at its first unescaped ']' (a nested
+		// class is not rewritten), and the outer class must end right
+		// after it.
+		body := expr[i+len(op):]
+		j := 0
+		for j < len(body) && body[j] != ']' && body[j] != '[' {
+			if body[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j+1 < len(body) && body[j] == ']' && body[j+1] == ']' {
+			sb.WriteString(expr[:i])
+			sb.WriteString("-[")
+			sb.WriteString(body[:j+2])
+		} else {
+			sb.WriteString(expr[:i+len(op)])
+			j = -2
+		}
+		expr = body[j+2:]
+	}
+}
+
 func newSplit(expr string, isRegex bool, behavior string, invert bool) (*splitPre, error) {
 	b, ok := behaviours[behavior]
 	if !ok {
@@ -225,7 +262,7 @@ func newSplit(expr string, isRegex bool, behavior string, invert bool) (*splitPr
 		s.fast = f
 		return s, nil
 	}
-	re, err := regexp2.Compile(expr, regexp2.None)
+	re, err := regexp2.Compile(dotnetClasses(expr), regexp2.None)
 	if err != nil {
 		return nil, fmt.Errorf("split pattern %q: %w", expr, err)
 	}
