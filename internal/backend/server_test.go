@@ -2,12 +2,19 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestNewServerAPICAFile checks that NewServerAPI trusts the CA file it is
@@ -48,5 +55,158 @@ func TestNewServerAPICAFile(t *testing.T) {
 	}
 	if _, err := NewServerAPI(srv.URL, "", nil, false, bad); err == nil {
 		t.Error("NewServerAPI with a CA file holding no certificate: no error")
+	}
+}
+
+// fakeTokenizeServer answers /tokenize and /detokenize in one dialect:
+// "vllm", "llamacpp" (which answers vLLM's body with no tokens, as
+// llama.cpp does), "none" (no tokens ever), "auth" (401 without the key)
+// or "hang" (never answers). Tokens are the bytes of the text.
+func fakeTokenizeServer(t *testing.T, mode string, seen *[]*http.Request) *httptest.Server {
+	t.Helper()
+	done := make(chan struct{})
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		r.Body = nil
+		r.Header.Set("X-Body", fmt.Sprint(body))
+		mu.Lock()
+		*seen = append(*seen, r)
+		mu.Unlock()
+		switch mode {
+		case "hang":
+			select {
+			case <-r.Context().Done():
+			case <-done:
+			}
+			return
+		case "auth":
+			if r.Header.Get("Authorization") != "Bearer sk-secret" {
+				http.Error(w, `{"error":"missing key"}`, http.StatusUnauthorized)
+				return
+			}
+		}
+		text, _ := body["prompt"].(string)
+		if mode == "llamacpp" {
+			text, _ = body["content"].(string)
+		}
+		switch r.URL.Path {
+		case "/tokenize":
+			ids := []int{}
+			if mode != "none" {
+				for _, c := range []byte(text) {
+					ids = append(ids, int(c))
+				}
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+		case "/detokenize":
+			var b []byte
+			for _, id := range body["tokens"].([]any) {
+				b = append(b, byte(id.(float64)))
+			}
+			key := "prompt"
+			if mode == "llamacpp" {
+				key = "content"
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{key: string(b)})
+		}
+	}))
+	t.Cleanup(func() { close(done); srv.Close() })
+	return srv
+}
+
+func TestServerAPIDialects(t *testing.T) {
+	for _, mode := range []string{"vllm", "llamacpp"} {
+		t.Run(mode, func(t *testing.T) {
+			var seen []*http.Request
+			srv := fakeTokenizeServer(t, mode, &seen)
+			api, err := NewServerAPIWith(srv.URL+"/", ServerOptions{Model: "m", APIKey: "sk-secret", Headers: map[string]string{"X-Tenant": "t1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				ids, err := api.Tokenize(context.Background(), "hi")
+				if err != nil || !slices.Equal(ids, []int{'h', 'i'}) {
+					t.Fatalf("Tokenize = %v, %v", ids, err)
+				}
+			}
+			if ids, err := api.Tokenize(context.Background(), ""); err != nil || len(ids) != 0 {
+				t.Errorf("Tokenize(\"\") = %v, %v, want no tokens and no error", ids, err)
+			}
+			if text, err := api.Detokenize(context.Background(), []int{'o', 'k'}); err != nil || text != "ok" {
+				t.Errorf("Detokenize = %q, %v", text, err)
+			}
+			want := map[string]string{"vllm": "vLLM", "llamacpp": "llama.cpp"}[mode]
+			if got := api.Dialect(); got != want {
+				t.Errorf("Dialect() = %q, want %q", got, want)
+			}
+			// llama.cpp costs one extra call, once: vLLM's body, then its own.
+			wantCalls := map[string]int{"vllm": 4, "llamacpp": 5}[mode]
+			if len(seen) != wantCalls {
+				t.Errorf("%d calls, want %d", len(seen), wantCalls)
+			}
+			for _, r := range seen {
+				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "vbench/") {
+					t.Errorf("%s: User-Agent %q, want vbench/<version>", r.URL.Path, ua)
+				}
+				if got := r.Header.Get("Authorization"); got != "Bearer sk-secret" {
+					t.Errorf("%s: Authorization %q", r.URL.Path, got)
+				}
+				if got := r.Header.Get("X-Tenant"); got != "t1" {
+					t.Errorf("%s: X-Tenant %q", r.URL.Path, got)
+				}
+			}
+			if mode == "llamacpp" {
+				if b := seen[1].Header.Get("X-Body"); !strings.Contains(b, "content:hi") || !strings.Contains(b, "add_special:false") {
+					t.Errorf("llama.cpp body %s", b)
+				}
+			} else if b := seen[0].Header.Get("X-Body"); !strings.Contains(b, "prompt:hi") || !strings.Contains(b, "model:m") || !strings.Contains(b, "add_special_tokens:false") {
+				t.Errorf("vLLM body %s", b)
+			}
+		})
+	}
+}
+
+func TestServerAPIErrors(t *testing.T) {
+	tests := []struct {
+		mode, key string
+		timeout   time.Duration
+		want      error
+		has       string
+	}{
+		{"none", "", 0, ErrCannotTokenize, "no tokens for a text of 2 bytes"},
+		{"auth", "", 0, ErrServerAuth, "401"},
+		{"auth", "sk-wrong", 0, ErrServerAuth, "set OPENAI_API_KEY"},
+		{"hang", "", 50 * time.Millisecond, ErrServerTimeout, "within 50ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode+tt.key, func(t *testing.T) {
+			var seen []*http.Request
+			srv := fakeTokenizeServer(t, tt.mode, &seen)
+			api, err := NewServerAPIWith(srv.URL, ServerOptions{Model: "m", APIKey: tt.key, Timeout: tt.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = api.Tokenize(context.Background(), "hi")
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.has) {
+				t.Fatalf("Tokenize error %v, want %v containing %q", err, tt.want, tt.has)
+			}
+			if tt.key != "" && strings.Contains(err.Error(), tt.key) {
+				t.Error("the key was shown")
+			}
+		})
+	}
+	// The caller's own deadline is not reported as the server's silence.
+	var seen []*http.Request
+	srv := fakeTokenizeServer(t, "hang", &seen)
+	api, err := NewServerAPIWith(srv.URL, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := api.Tokenize(ctx, "hi"); !errors.Is(err, context.Canceled) || errors.Is(err, ErrServerTimeout) {
+		t.Errorf("cancelled Tokenize: %v", err)
 	}
 }

@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 //	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
-// when the script ends. "waitfile FILE" waits (up to 30 s) until FILE
+// when the script ends; "fakeserve MODE" (fakeserve_test.go) starts a
+// misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
 // holds at least N whole record lines; "checkrecords FILE" checks a records
@@ -45,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"envfile":      envfile,
 			"waitrecords":  waitRecords,
 			"checkrecords": checkRecords,
+			"fakeserve":    fakeserve,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

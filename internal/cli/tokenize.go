@@ -64,7 +64,10 @@ func newTokenizeCmd(p Process) *cobra.Command {
 					return usageErr(fmt.Errorf("--decode: %w", err))
 				}
 			}
-			res, err := tokenizer.Resolve(cmd.Context(), tokenizer.Spec{Name: spec, Revision: revision}, hub.FromEnv(p.Getenv))
+			if err := tokenizer.CheckName(spec); err != nil {
+				return usageErr(fmt.Errorf("--tokenizer: %w", err))
+			}
+			res, err := tokenizer.Resolve(cmd.Context(), tokenizer.Spec{Name: spec, Revision: revision, Progress: p.Stderr}, hub.FromEnv(p.Getenv))
 			if err != nil {
 				return failErr(err)
 			}

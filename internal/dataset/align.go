@@ -41,7 +41,8 @@ type AlignResult struct {
 	Server, Expected int
 	// Replaced is how many prompts were shortened.
 	Replaced int
-	// Failed is how many prompts kept their text because a call failed.
+	// Failed is how many prompts kept their text because a call failed,
+	// or because alignment stopped after maxAlignFailures failures.
 	Failed int
 }
 
@@ -64,6 +65,12 @@ func (r AlignResult) Message() string {
 // maxAlignInFlight is vLLM's semaphore size for /tokenize and /detokenize.
 const maxAlignInFlight = 64
 
+// maxAlignFailures is how many failed calls stop the alignment: the rest
+// of the prompts keep their text at once, as they would one failed call at
+// a time against a server that stopped answering (bounding the phase to
+// about two calls' timeouts rather than one per 64 prompts).
+const maxAlignFailures = maxAlignInFlight
+
 // Align re-aligns prompts to the server's tokenizer as vLLM's serve does
 // for the random and prefix_repetition datasets: the first prompt is
 // tokenized; if that fails, nothing changes (AlignUnavailable); if the
@@ -71,7 +78,8 @@ const maxAlignInFlight = 64
 // Otherwise every prompt is tokenized, with at most 64 calls in flight, and
 // a prompt the server counts as longer than its PromptLen is replaced by
 // the detokenization of its first PromptLen server tokens (PromptLen is
-// kept). A prompt whose calls fail keeps its text. The requests are not
+// kept). A prompt whose calls fail keeps its text; after maxAlignFailures
+// failed calls, so do all prompts not aligned yet. The requests are not
 // modified; the result is a new slice. Requests whose prompt is not text
 // (a batch in Prompts, or token ids in PromptTokens) are returned
 // unchanged, as vLLM skips non-string prompts. Align returns an
@@ -94,14 +102,20 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 	}
 	res.Status = AlignRealigned
 
+	// stop ends the calls in flight and waiting once too many failed.
+	callCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	sem := make(chan struct{}, maxAlignInFlight)
 	call := func(fn func() error) error {
 		select {
 		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
+		case <-callCtx.Done():
+			return callCtx.Err()
 		}
 		defer func() { <-sem }()
+		if err := callCtx.Err(); err != nil {
+			return err
+		}
 		return fn()
 	}
 	var (
@@ -116,13 +130,13 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 			}
 			var toks []int
 			err := call(func() (err error) {
-				toks, err = st.Tokenize(ctx, r.Prompt)
+				toks, err = st.Tokenize(callCtx, r.Prompt)
 				return err
 			})
 			if err == nil && len(toks) > r.PromptLen {
 				var text string
 				err = call(func() (err error) {
-					text, err = st.Detokenize(ctx, toks[:r.PromptLen])
+					text, err = st.Detokenize(callCtx, toks[:r.PromptLen])
 					return err
 				})
 				if err == nil {
@@ -135,6 +149,9 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 			if err != nil {
 				mu.Lock()
 				res.Failed++
+				if res.Failed >= maxAlignFailures {
+					stop()
+				}
 				mu.Unlock()
 			}
 		})

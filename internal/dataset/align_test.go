@@ -209,3 +209,39 @@ func TestAlignCanceled(t *testing.T) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
 }
+
+// TestAlignStopsAfterFailures: once the server stops answering, the calls
+// waiting for a slot are not made; every prompt not aligned keeps its text.
+func TestAlignStopsAfterFailures(t *testing.T) {
+	prompts := make([]string, 1000)
+	for i := range prompts {
+		prompts[i] = "two words"
+	}
+	var calls int
+	var mu sync.Mutex
+	srv := &fakeServer{tokenizeErr: func(string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			return nil // request 0's check succeeds
+		}
+		return errors.New("no answer within 30s")
+	}}
+	got, res, err := Align(context.Background(), srv, wordRequests(prompts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != AlignRealigned || res.Replaced != 0 || res.Failed != len(prompts) {
+		t.Errorf("result = %+v, want realigned, none replaced, all %d failed", res, len(prompts))
+	}
+	// At most the failures that stop it, plus those already in flight.
+	if calls-1 > maxAlignFailures+maxAlignInFlight {
+		t.Errorf("%d calls after the check, want at most %d", calls-1, maxAlignFailures+maxAlignInFlight)
+	}
+	for i, r := range got {
+		if r.Prompt != prompts[i] {
+			t.Fatalf("prompt %d changed to %q", i, r.Prompt)
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,6 +74,11 @@ type Client struct {
 	Offline bool
 	// HTTP is the client for requests; nil means one with a 60 s timeout.
 	HTTP *http.Client
+	// MetaTimeout, when positive, bounds each metadata request (the HEAD
+	// that finds a file's commit), as huggingface_hub's
+	// HF_HUB_ETAG_TIMEOUT does; a Hub that does not answer in time is
+	// unreachable, and the cache answers.
+	MetaTimeout time.Duration
 
 	token string
 }
@@ -117,13 +123,22 @@ func FromEnv(getenv func(string) string) *Client {
 			token = strings.TrimSpace(string(b))
 		}
 	}
+	meta := DefaultMetaTimeout
+	if v, err := strconv.ParseFloat(strings.TrimSpace(getenv("HF_HUB_ETAG_TIMEOUT")), 64); err == nil && v > 0 {
+		meta = time.Duration(v * float64(time.Second))
+	}
 	return &Client{
-		Endpoint: endpoint,
-		CacheDir: cache,
-		Offline:  isTrue(getenv("HF_HUB_OFFLINE")) || isTrue(getenv("TRANSFORMERS_OFFLINE")),
-		token:    token,
+		Endpoint:    endpoint,
+		CacheDir:    cache,
+		Offline:     isTrue(getenv("HF_HUB_OFFLINE")) || isTrue(getenv("TRANSFORMERS_OFFLINE")),
+		MetaTimeout: meta,
+		token:       token,
 	}
 }
+
+// DefaultMetaTimeout is FromEnv's MetaTimeout when HF_HUB_ETAG_TIMEOUT
+// (seconds) is not set: huggingface_hub's default.
+const DefaultMetaTimeout = 10 * time.Second
 
 // String describes the client without its token, so that printing a
 // Client (with %v, %s or %#v) never shows the token.
@@ -323,6 +338,11 @@ func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Reques
 // storage of large files) is not, since the metadata is on it already.
 func (c *Client) head(ctx context.Context, repo, revision, filename string) (fileMeta, error) {
 	var meta fileMeta
+	if c.MetaTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.MetaTimeout)
+		defer cancel()
+	}
 	req, err := c.newRequest(ctx, http.MethodHead, c.fileURL(repo, revision, filename))
 	if err != nil {
 		return meta, err
@@ -336,6 +356,9 @@ func (c *Client) head(ctx context.Context, repo, revision, filename string) (fil
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		if c.MetaTimeout > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return meta, &netError{fmt.Errorf("no answer within %s (HF_HUB_ETAG_TIMEOUT)", c.MetaTimeout)}
+		}
 		return meta, &netError{scrub(err)}
 	}
 	resp.Body.Close()

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeHub serves /<repo>/resolve/<revision>/<file> like the Hugging Face
@@ -500,6 +501,44 @@ func TestValidRepoID(t *testing.T) {
 	for _, tt := range tests {
 		if got := ValidRepoID(tt.id); got != tt.ok {
 			t.Errorf("ValidRepoID(%q) = %v, want %v", tt.id, got, tt.ok)
+		}
+	}
+}
+
+// TestSilentHubIsUnreachable: a Hub that accepts connections and never
+// answers is unreachable after MetaTimeout, and the cache answers.
+func TestSilentHubIsUnreachable(t *testing.T) {
+	h := newFakeHub(t)
+	h.add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
+	c := h.client()
+	ctx := context.Background()
+	if _, err := c.Download(ctx, "org/model", "main", "tokenizer.json"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer silent.Close()
+	defer close(done)
+	c.Endpoint = silent.URL
+	c.MetaTimeout = 50 * time.Millisecond
+	if p, err := c.Download(ctx, "org/model", "main", "tokenizer.json"); err != nil || readFile(t, p) != "cached" {
+		t.Fatalf("silent hub, cached file: %v", err)
+	}
+	_, err := c.Download(ctx, "org/model", "main", "other.json")
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within 50ms (HF_HUB_ETAG_TIMEOUT)") {
+		t.Errorf("silent hub, uncached file: %v, want ErrUnreachable after 50ms", err)
+	}
+}
+
+func TestFromEnvMetaTimeout(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultMetaTimeout, "2.5": 2500 * time.Millisecond, "x": DefaultMetaTimeout, "-1": DefaultMetaTimeout} {
+		if got := FromEnv(func(k string) string { return map[string]string{"HF_HUB_ETAG_TIMEOUT": v, "HF_HOME": "/h"}[k] }).MetaTimeout; got != want {
+			t.Errorf("HF_HUB_ETAG_TIMEOUT=%q: MetaTimeout = %s, want %s", v, got, want)
 		}
 	}
 }

@@ -28,8 +28,9 @@ func unsupported(format string, args ...any) error {
 // CheckRun reports, before anything runs, what in a schema-valid scenario
 // of a single run vbench cannot run: a dataset kind that is not registered, a backend
 // vbench does not implement, an endpoint that does not end with the
-// backend's URL suffix (or "profile"), or more requests than memory holds
-// (checkMemory). Its errors wrap ErrUnsupported.
+// backend's URL suffix (or "profile"), a tokenizer name that is a misspelt
+// built-in encoding (tokenizer.CheckName), or more requests than memory
+// holds (checkMemory). Its errors wrap ErrUnsupported.
 func CheckRun(sc *scenario.Scenario) error { return checkRun(sc) }
 
 // Unsupportedf returns an error of the kind CheckRun returns: its message is
@@ -58,6 +59,9 @@ func checkRun(sc *scenario.Scenario) error {
 	if !kind.AcceptsURL(url) {
 		return unsupported("target.endpoint %q: the %s URL must end with one of: {'%s', 'profile'} (e.g. /v1/%s)",
 			sc.Target.Endpoint, kind.APIName, kind.URLSuffix, kind.URLSuffix)
+	}
+	if err := checkTokenizerName(sc); err != nil {
+		return err
 	}
 	return checkMemory(sc)
 }

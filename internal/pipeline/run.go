@@ -296,11 +296,11 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		NumPrompts: sc.Load.NumPrompts,
 		IDPrefix:   requestIDPrefix(sc),
 		Server: func() (dataset.ServerTokenizer, error) {
-			api, err := tgt.ep.serverAPI(tgt.modelID)
+			api, err := tgt.ep.serverAPI(tgt.modelID, env)
 			if err != nil {
 				return nil, err
 			}
-			return api, nil
+			return newAlignTokenizer(api, lineWriter(obs.Diagnostic)), nil
 		},
 		Stdout: lineWriter(obs.Message),
 		Stderr: lineWriter(obs.Diagnostic),

@@ -93,11 +93,13 @@ func newEndpoint(sc *scenario.Scenario) *endpoint {
 	return e
 }
 
-// serverAPI is the server-API client, sending model with /tokenize.
-func (e *endpoint) serverAPI(model string) (*backend.ServerAPI, error) {
+// serverAPI is the server-API client, sending model with /tokenize; the
+// first call makes it (newServerAPI) with env's OPENAI_API_KEY and
+// $VBENCH_SERVER_TIMEOUT, and later calls share its connections and the
+// /tokenize dialect it found.
+func (e *endpoint) serverAPI(model string, env Env) (*backend.ServerAPI, error) {
 	if e.api == nil {
-		t := e.sc.Target
-		api, err := backend.NewServerAPI(e.base, "", t.Headers, t.Insecure, t.CAFile)
+		api, err := newServerAPI(e.sc, e.base, "", env)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +143,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 	}
 	if t.modelID == "" {
 		env.observer().Message("Model not specified, fetching first model from server...")
-		api, err := ep.serverAPI("")
+		api, err := ep.serverAPI("", env)
 		if err != nil {
 			t.closeSim()
 			return nil, err

@@ -38,12 +38,12 @@ tokenizer: name: "o200k_base"`, ""},
 					t.Errorf("simulator base %q, target's %q", ep.base, tgt.base)
 				}
 			}
-			a, err := ep.serverAPI("m1")
+			a, err := ep.serverAPI("m1", Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			made := ep.api
-			b, err := ep.serverAPI("m2")
+			b, err := ep.serverAPI("m2", Env{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -104,7 +106,7 @@ func TestLoadTokenizerEnv(t *testing.T) {
 		{"model as tokenizer", func() *scenario.Scenario { sc := server(""); sc.Target.Model = "org/cached"; return sc }(),
 			"*tokenizer.HF", "org/cached@main", ""},
 		{"server fallback", server("org/unknown"), "*tokenizer.Server",
-			"tokenizer: the server's /tokenize and /detokenize at " + srv.URL + ", because no local tokenizer loaded: tokenizer org/unknown: org/unknown@main: tokenizer.json: not in the cache", ""},
+			"tokenizer: the server's /tokenize and /detokenize at " + srv.URL + " (vLLM dialect), because no local tokenizer loaded: tokenizer org/unknown: org/unknown@main: tokenizer.json: not in the cache", ""},
 		{"simulator needs a client tokenizer", simulator("org/unknown"), "", "", "org/unknown"},
 		{"server fallback fails", func() *scenario.Scenario { sc := server("org/unknown"); sc.Target.ServedModelName = "other"; return sc }(),
 			"", "", "falling back to the server's tokenizer at " + srv.URL + " failed too"},
@@ -129,8 +131,13 @@ func TestLoadTokenizerEnv(t *testing.T) {
 			if got := typeOf(tok); got != tt.kind {
 				t.Errorf("tokenizer %s, want %s", got, tt.kind)
 			}
-			if !strings.Contains(stderr.String(), tt.stderr) || strings.Count(stderr.String(), "\n") > 1 {
-				t.Errorf("stderr %q, want one line containing %q", stderr.String(), tt.stderr)
+			// One line, or two for the server: what it asks, then what it got.
+			lines := 1
+			if tt.kind == "*tokenizer.Server" {
+				lines = 2
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) || strings.Count(stderr.String(), "\n") > lines {
+				t.Errorf("stderr %q, want %d line(s) containing %q", stderr.String(), lines, tt.stderr)
 			}
 			if tok != nil && name == "" {
 				t.Error("no tokenizer name")
@@ -177,4 +184,91 @@ func typeOf(v tokenizer.Tokenizer) string {
 		return "*tokenizer.Server"
 	}
 	return "other"
+}
+
+func TestCheckTokenizerName(t *testing.T) {
+	tests := []struct {
+		name, tokenizer, model, want string
+		skip                         bool
+	}{
+		{"typo", "o300k_base", "org/m", `tokenizer.name: unknown tokenizer "o300k_base"; did you mean o200k_base?`, false},
+		{"model as tokenizer", "", "cl100k-base", `target.model (the default tokenizer.name): unknown tokenizer "cl100k-base"; did you mean cl100k_base?`, false},
+		{"built-in", "o200k_base", "org/m", "", false},
+		{"hub id", "gpt2", "org/m", "", false},
+		{"skip init", "o300k_base", "org/m", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &scenario.Scenario{}
+			sc.Tokenizer.Name, sc.Target.Model, sc.Tokenizer.SkipInit = tt.tokenizer, tt.model, tt.skip
+			err := checkTokenizerName(sc)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("error %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v, want %q... wrapping ErrUnsupported (exit 2)", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAlignTokenizer(t *testing.T) {
+	srv := fakeTokenizeServer(t)
+	sc := &scenario.Scenario{}
+	var stderr bytes.Buffer
+	env := Env{Stderr: &stderr, Getenv: func(k string) string { return map[string]string{envServerTimeout: "5s"}[k] }}
+	api, err := newServerAPI(sc, srv.URL, "served", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAlignTokenizer(api, env.Stderr)
+	a.progress = 0 // a progress line after every call
+	ctx := context.Background()
+	ids, err := a.Tokenize(ctx, "hello world")
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("Tokenize = %v, %v", ids, err)
+	}
+	if text, err := a.Detokenize(ctx, ids); err != nil || text != "hello world" {
+		t.Fatalf("Detokenize = %q, %v", text, err)
+	}
+	// The fake server refuses another model: the first failure is told once.
+	a.api, err = newServerAPI(sc, srv.URL, "other", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := a.Tokenize(ctx, "x"); err == nil {
+			t.Fatal("no error for another model")
+		}
+	}
+	want := "aligning prompts with the server's /tokenize at " + srv.URL + " (each call times out after 5s)\n" +
+		"aligning prompts: 1 calls to /tokenize and /detokenize in 0s\n" +
+		"aligning prompts: 2 calls to /tokenize and /detokenize in 0s\n" +
+		"vbench: aligning prompts: POST /tokenize: Bad Request: bad request\n" +
+		"aligning prompts: 3 calls to /tokenize and /detokenize in 0s\n" +
+		"aligning prompts: 4 calls to /tokenize and /detokenize in 0s\n"
+	// The elapsed time is the machine's: only its form is checked.
+	if got := regexp.MustCompile(`in \d+s\n`).ReplaceAllString(stderr.String(), "in 0s\n"); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestNewServerAPITimeout(t *testing.T) {
+	for v, want := range map[string]string{"": "30s", "250ms": "250ms", "soon": "want a positive duration", "-1s": "want a positive duration"} {
+		api, err := newServerAPI(&scenario.Scenario{}, "http://127.0.0.1:1", "m", Env{Getenv: func(k string) string {
+			return map[string]string{envServerTimeout: v}[k]
+		}})
+		var got string
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = api.Timeout().String()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%s=%q: got %q, want %q", envServerTimeout, v, got, want)
+		}
+	}
 }

@@ -17,8 +17,8 @@ import (
 //     -deepseek_v3, -gemma3, -llama3_1, -gptoss);
 //   - the Go module cache's github.com/daulet/tokenizers@v1.24.0/test/data
 //     (after `go mod download github.com/daulet/tokenizers@v1.24.0` run
-//     outside this module): Llama-3 and Cohere tokenizer.json files and
-//     Llama-3's tiktoken.model.
+//     outside this module): Llama-3 and Cohere tokenizer.json files, and
+//     Llama-3's and Kimi K2's tiktoken.model.
 //
 // Their golden ids are committed under testdata/golden/full.
 
@@ -121,5 +121,35 @@ func BenchmarkLoadFull(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFullSizeKimi checks Kimi K2's tiktoken.model with its split pattern
+// (the files of daulet/tokenizers' test data; tokenization_kimi.py is not
+// among them, so the pattern is written beside a copy).
+func TestFullSizeKimi(t *testing.T) {
+	path := fullFile(t, "", "kimi-k2-instruct/tiktoken.model")
+	dir := t.TempDir()
+	for _, f := range []string{"tiktoken.model", "tokenizer_config.json"} {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(path), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokenization_kimi.py"), []byte(kimiPySource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := LoadDir(dir, "kimi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g tiktokenGolden
+	readGolden(t, "full/kimi-tiktoken", &g)
+	checkTiktokenGolden(t, tok.(*Tiktoken), &g, true)
+	if got := tok.VocabSize(); got != 163584+256 {
+		t.Errorf("VocabSize() = %d, want %d", got, 163584+256)
 	}
 }

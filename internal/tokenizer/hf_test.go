@@ -141,12 +141,55 @@ func FuzzParseJSON(f *testing.F) {
 var splitAlphabet = []rune{
 	'a', 's', 't', 'r', 'e', 'v', 'm', 'l', 'd', 'S', 'T', 'D', 'X', '0', '7', '\'', ' ', ' ', '\n',
 	'\r', '\t', '/', '.', '!', '-', 'é', 'ʰ', 'あ', 'Ж', '\u0301', 'Ⅻ', '½', '\u00a0', '\u3000', '😀',
+	// Han (for Kimi's pattern): Lo, Lm, Nl, So and Mc runes of the script.
+	'漢', '字', '々', '〇', '⺀', '\U00016FF0',
+}
+
+// regexp2Pattern rewrites a pattern for regexp2: class intersection with
+// a negated class, [A&&[^B]], becomes .NET's class subtraction, [A-[B]].
+// (Written apart from dotnetClasses, which TestDotnetClasses checks.)
+func regexp2Pattern(pattern string) string {
+	return strings.ReplaceAll(pattern, `&&[^\p{Han}]]`, `-[\p{Han}]]`)
+}
+
+func TestDotnetClasses(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[\p{L}&&[^\p{Han}]]+`, `[\p{L}-[\p{Han}]]+`},
+		{`[a-z&&[^aeiou]]|[\p{M}&&[^\]x]]`, `[a-z-[aeiou]]|[\p{M}-[\]x]]`},
+		{kimiPattern, regexp2Pattern(kimiPattern)},
+		{`[a&&[^b]c]`, `[a&&[^b]c]`},   // not the last element: left alone
+		{`[a&&[^[b]]]`, `[a&&[^[b]]]`}, // nested class: left alone
+		{`a&&[^b`, `a&&[^b`},           // unterminated
+		{`x&&y`, `x&&y`},
+		{`[a&&[^b]]&&[^`, `[a-[b]]&&[^`},
+	}
+	for _, tt := range tests {
+		if got := dotnetClasses(tt.in); got != tt.want {
+			t.Errorf("dotnetClasses(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// A tokenizer.json Split with an intersection that no matcher knows
+	// runs on regexp2, with the same pieces as Kimi's matcher.
+	other := strings.Replace(kimiPattern, `\s+(?!\S)|\s+`, `\s+(?!\S)|\s+|x`, 1)
+	sp, err := newSplit(other, true, "Isolated", false)
+	if err != nil || sp.re == nil {
+		t.Fatalf("newSplit(Kimi-like) = %v, %v; want a regexp2 split", sp, err)
+	}
+	fast := &splitPre{fast: splitKimi}
+	for _, text := range []string{"中文abc 漢字's", "々あ〇七!⺀x", "大\u0301学 a!\n/b"} {
+		var got, want []string
+		sp.split(text, true, func(p string, _ bool) { got = append(got, p) })
+		fast.split(text, true, func(p string, _ bool) { want = append(want, p) })
+		if !slices.Equal(got, want) {
+			t.Errorf("regexp2 pieces of %q = %q, matcher's %q", text, got, want)
+		}
+	}
 }
 
 func TestKnownSplitsMatchRegexp2(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	for pattern, split := range knownSplits {
-		re := regexp2.MustCompile(pattern, regexp2.None)
+		re := regexp2.MustCompile(regexp2Pattern(pattern), regexp2.None)
 		for range 3000 {
 			var sb strings.Builder
 			for range 1 + r.IntN(24) {

@@ -201,13 +201,51 @@ type splitPre struct {
 }
 
 // knownSplits maps patterns to matchers written for them (GPT-2,
-// Llama-3, Qwen2/3 and gpt-oss, which uses o200k_base's). Each is checked
-// against regexp2 by the tests.
+// Llama-3, Qwen2/3, gpt-oss, which uses o200k_base's, and Kimi K2). Each
+// is checked against regexp2 by the tests.
 var knownSplits = map[string]splitFunc{
 	gpt2Pattern: splitR50k,
 	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: splitLlama3,
 	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:      splitQwen2,
 	o200kPattern: splitO200k, // gpt-oss
+	kimiPattern:  splitKimi,
+}
+
+// dotnetClasses rewrites class intersections with a negated class,
+// [A&&[^B]] (Rust's and Oniguruma's syntax, as in Kimi K2's pattern), as
+// .NET's class subtraction [A-[B]], which regexp2 understands and which
+// means the same. Other uses of && are left alone (regexp2 then reads
+// them literally, or refuses them).
+func dotnetClasses(expr string) string {
+	const op = "&&[^"
+	var sb strings.Builder
+	for {
+		i := strings.Index(expr, op)
+		if i < 0 {
+			sb.WriteString(expr)
+			return sb.String()
+		}
+		// The negated class B ends at its first unescaped ']' (a nested
+		// class is not rewritten), and the outer class must end right
+		// after it.
+		body := expr[i+len(op):]
+		j := 0
+		for j < len(body) && body[j] != ']' && body[j] != '[' {
+			if body[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j+1 < len(body) && body[j] == ']' && body[j+1] == ']' {
+			sb.WriteString(expr[:i])
+			sb.WriteString("-[")
+			sb.WriteString(body[:j+2])
+		} else {
+			sb.WriteString(expr[:i+len(op)])
+			j = -2
+		}
+		expr = body[j+2:]
+	}
 }
 
 func newSplit(expr string, isRegex bool, behavior string, invert bool) (*splitPre, error) {
@@ -224,7 +262,7 @@ func newSplit(expr string, isRegex bool, behavior string, invert bool) (*splitPr
 		s.fast = f
 		return s, nil
 	}
-	re, err := regexp2.Compile(expr, regexp2.None)
+	re, err := regexp2.Compile(dotnetClasses(expr), regexp2.None)
 	if err != nil {
 		return nil, fmt.Errorf("split pattern %q: %w", expr, err)
 	}

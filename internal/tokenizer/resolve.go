@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,10 @@ type Spec struct {
 	// Revision is the Hub revision (branch, tag or commit hash); "" means
 	// the one in Name, else main.
 	Revision string
+	// Progress, if not nil, gets a line before Resolve asks the Hub, which
+	// can take a while (each metadata request is bounded by the client's
+	// MetaTimeout, each download by its HTTP timeout).
+	Progress io.Writer
 }
 
 // Resolved is a loaded tokenizer and where it came from.
@@ -72,6 +77,9 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 		}
 		return &Resolved{Tokenizer: t, Source: what + " (" + kind(t) + ")"}, nil
 	}
+	if err := CheckName(name); err != nil {
+		return nil, err // a typo, not a Hub id: no fallback to the server
+	}
 	repo, rev := name, spec.Revision
 	if i := strings.LastIndexByte(name, '@'); i > 0 {
 		repo = name[:i]
@@ -90,6 +98,9 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 	if rev == "" {
 		rev = hub.DefaultRevision
 	}
+	if spec.Progress != nil && !h.Offline {
+		fmt.Fprintf(spec.Progress, "tokenizer: fetching %s@%s from the Hugging Face Hub at %s into %s\n", repo, rev, h.Endpoint, h.CacheDir)
+	}
 	dir, file, err := fetchTokenizer(ctx, h, repo, rev)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tokenizer %s: %w", ErrNotLocal, name, err)
@@ -103,6 +114,78 @@ func Resolve(ctx context.Context, spec Spec, h *hub.Client) (*Resolved, error) {
 		where = "from the Hugging Face cache (offline)"
 	}
 	return &Resolved{Tokenizer: t, Source: fmt.Sprintf("%s of %s@%s %s (%s)", file, repo, rev, where, h.CacheDir)}, nil
+}
+
+// ErrUnknownName is wrapped by CheckName's error: the name looks like a
+// misspelt built-in encoding.
+var ErrUnknownName = errors.New("unknown tokenizer")
+
+// CheckName reports a tokenizer name that is most likely a misspelt
+// built-in encoding rather than a Hugging Face repository id: it has no
+// "/", is not an existing path nor a built-in, and (before any
+// "@revision") is within two edits of a built-in name, ignoring case, or
+// is one without its "_base". The error wraps ErrUnknownName and reads
+// `unknown tokenizer "o300k_base"; did you mean o200k_base?`. Any other
+// name gives nil.
+func CheckName(name string) error {
+	if name == "" || strings.ContainsAny(name, `/\`) || IsBuiltin(name) {
+		return nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	base := name
+	if i := strings.LastIndexByte(name, '@'); i > 0 {
+		base = name[:i]
+	}
+	if s := suggestBuiltin(base); s != "" {
+		return fmt.Errorf("%w %q; did you mean %s? (the built-in encodings are %s; a Hugging Face repository id has the form owner/name)",
+			ErrUnknownName, name, s, strings.Join(builtinNames, ", "))
+	}
+	return nil
+}
+
+// suggestBuiltin returns the built-in encoding name is closest to, when it
+// is close enough to be a typo, else "".
+func suggestBuiltin(name string) string {
+	low := strings.ToLower(name)
+	best, bestDist := "", 3
+	for _, b := range builtinNames {
+		if low+"_base" == b || low+"-base" == b {
+			return b
+		}
+		if d := editDistance(low, b); d < bestDist {
+			best, bestDist = b, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (insertions, deletions, substitutions and adjacent transpositions of
+// bytes).
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // kind names a tokenizer's format.
@@ -131,6 +214,13 @@ func fetchTokenizer(ctx context.Context, h *hub.Client, repo, rev string) (dir, 
 	}
 	if !missing(first) {
 		return "", "", first
+	}
+	if errors.Is(first, hub.ErrUnreachable) {
+		// The other files would wait for the same silent Hub: only the
+		// cache can have them.
+		offline := *h
+		offline.Offline = true
+		h = &offline
 	}
 	tried := []string{fileTokenizerJSON}
 	for _, f := range tiktokenFiles {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/hub"
 )
@@ -343,6 +345,11 @@ func TestServerTokenizer(t *testing.T) {
 	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "/tokenize: connection refused") {
 		t.Errorf("Err() = %v", err)
 	}
+	// After a failure for good, calls fail at once without asking.
+	before := api.calls.Load()
+	if got, text := s.Encode("y", false), s.Decode([]int{1}); got != nil || text != "" || api.calls.Load() != before {
+		t.Errorf("after a failure: Encode = %v, Decode = %q, %d more calls; want nil, \"\", none", got, text, api.calls.Load()-before)
+	}
 	// The probe fails: no tokenizer.
 	api.fails.Store(3)
 	if _, err := NewServer(ctx, "x", api); err == nil {
@@ -386,5 +393,99 @@ func TestServerTokenizerVocabEstimate(t *testing.T) {
 		if s.VocabSize() != tt.want {
 			t.Errorf("probe max id %d: vocab %d, want %d", tt.maxID, s.VocabSize(), tt.want)
 		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "o300k_base")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, suggest string }{
+		{"o300k_base", "o200k_base"},
+		{"o200k-base", "o200k_base"},
+		{"O200K_BASE", "o200k_base"},
+		{"o20k_base", "o200k_base"},
+		{"cl100k_bsae", "cl100k_base"},
+		{"cl100k", "cl100k_base"},
+		{"p50k", "p50k_base"},
+		{"r50k_base@main", "r50k_base"},
+		{"c100k_base", "cl100k_base"},
+		// Not typos: built-ins, Hub ids (with or without an owner), paths.
+		{"o200k_base", ""},
+		{"p50k_base", ""},
+		{"gpt2", ""},
+		{"t5-base", ""},
+		{"bert-base-uncased", ""},
+		{"roberta-base", ""},
+		{"albert-base-v2", ""},
+		{"someone/o300k_base", ""},
+		{existing, ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		err := CheckName(tt.name)
+		if tt.suggest == "" {
+			if err != nil {
+				t.Errorf("CheckName(%q) = %v, want nil", tt.name, err)
+			}
+			continue
+		}
+		want := fmt.Sprintf("unknown tokenizer %q; did you mean %s?", tt.name, tt.suggest)
+		if err == nil || !errors.Is(err, ErrUnknownName) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("CheckName(%q) = %v, want %q...", tt.name, err, want)
+		}
+	}
+}
+
+func TestResolveTypoIsNotLocalFallback(t *testing.T) {
+	_, err := Resolve(context.Background(), Spec{Name: "o300k_base"}, nil)
+	if !errors.Is(err, ErrUnknownName) || errors.Is(err, ErrNotLocal) {
+		t.Fatalf("Resolve(o300k_base) = %v, want ErrUnknownName and not ErrNotLocal (no fallback to the server)", err)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"abc", "abc", 0}, {"abc", "abd", 1},
+		{"abc", "acb", 1}, {"abc", "ab", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestResolveSilentHub: a Hub that never answers costs one metadata
+// timeout, not one per candidate file, and Resolve says first what it
+// waits for.
+func TestResolveSilentHub(t *testing.T) {
+	var requests atomic.Int32
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	h := &hub.Client{Endpoint: srv.URL, CacheDir: t.TempDir(), MetaTimeout: 50 * time.Millisecond}
+	var progress strings.Builder
+	_, err := Resolve(context.Background(), Spec{Name: "org/model", Progress: &progress}, h)
+	if !errors.Is(err, ErrNotLocal) || !errors.Is(err, hub.ErrUnreachable) {
+		t.Fatalf("Resolve = %v, want ErrNotLocal and hub.ErrUnreachable", err)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests to the silent Hub, want 1", n)
+	}
+	if want := "tokenizer: fetching org/model@main from the Hugging Face Hub at " + srv.URL; !strings.HasPrefix(progress.String(), want) {
+		t.Errorf("progress %q, want %q...", progress.String(), want)
 	}
 }

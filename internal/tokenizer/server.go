@@ -38,7 +38,10 @@ const serverMaxVocab = 1 << 20
 //
 // A failed call is retried twice; if it still fails, Encode returns nil
 // and Decode "", and Err reports the first failure, so a caller can stop
-// rather than use wrong prompts. A Server is safe for concurrent use.
+// rather than use wrong prompts. After that failure every call returns at
+// once, without asking the server, so a server that stopped answering
+// costs one call's retries, not every call's. A Server is safe for
+// concurrent use.
 type Server struct {
 	name  string
 	api   ServerAPI
@@ -51,8 +54,9 @@ type Server struct {
 
 var _ Tokenizer = (*Server)(nil)
 
-// NewServer checks that the server tokenizes (with a probe) and returns a
-// tokenizer using it. ctx bounds every later call too.
+// NewServer checks that the server tokenizes (with a probe, bounded by
+// the api's own timeout and ctx) and returns a tokenizer using it. ctx
+// bounds every later call too.
 func NewServer(ctx context.Context, name string, api ServerAPI) (*Server, error) {
 	ids, err := api.Tokenize(ctx, "test")
 	if err != nil {
@@ -79,6 +83,9 @@ func (s *Server) NumSpecialTokensToAdd() int { return 0 }
 
 // Encode asks /tokenize for the ids of text (addSpecial is ignored).
 func (s *Server) Encode(text string, addSpecial bool) []int {
+	if s.Err() != nil {
+		return nil
+	}
 	ids, err := retry(s.ctx, func() ([]int, error) { return s.api.Tokenize(s.ctx, text) })
 	if err != nil {
 		s.fail(fmt.Errorf("server tokenizer: /tokenize: %w", err))
@@ -89,6 +96,9 @@ func (s *Server) Encode(text string, addSpecial bool) []int {
 
 // Decode asks /detokenize for the text of ids.
 func (s *Server) Decode(ids []int) string {
+	if s.Err() != nil {
+		return ""
+	}
 	text, err := retry(s.ctx, func() (string, error) { return s.api.Detokenize(s.ctx, ids) })
 	if err != nil {
 		s.fail(fmt.Errorf("server tokenizer: /detokenize: %w", err))

@@ -174,8 +174,53 @@ type splitFunc func(t *runeText, p int) int
 //	\s+(?!\S)
 //	\s+
 func splitO200k(t *runeText, p int) int {
+	if e := o200kWord(t, p, clsU, clsW); e > p {
+		return e
+	}
+	// Alternative 3.
+	if t.is(p, clsN) {
+		return digits3(t, p)
+	}
+	return o200kTail(t, p, true)
+}
+
+// splitKimi implements the pattern of Kimi K2's tiktoken.model
+// (tokenization_kimi.py), o200k_base's with Han runs split off first and
+// kept out of the letter classes, and without "/" after punctuation:
+//
+//	[\p{Han}]+
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	\p{N}{1,3}
+//	 ?[^\s\p{L}\p{N}]+[\r\n]*
+//	\s*[\r\n]+
+//	\s+(?!\S)
+//	\s+
+//
+// \p{Han} is the Script property (Rust's regex crate reads a bare script
+// name so), and "&&" is class intersection.
+func splitKimi(t *runeText, p int) int {
+	if t.is(p, clsH) {
+		return t.run(p, clsH)
+	}
+	if e := o200kWord(t, p, clsKU, clsKW); e > p {
+		return e
+	}
+	if t.is(p, clsN) {
+		return digits3(t, p)
+	}
+	return o200kTail(t, p, false)
+}
+
+// o200kWord matches o200k_base's first two alternatives at p with the
+// "upper" class u and the "lower" class w, and returns the end of the
+// match, or p when neither matches:
+//
+//	[^\r\n\p{L}\p{N}]?[u]*[w]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	[^\r\n\p{L}\p{N}]?[u]+[w]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+func o200kWord(t *runeText, p int, u, w uint8) int {
 	// Alternative 1: the optional prefix is tried consumed first, then not;
-	// U* is greedy and gives back runes until W+ can start.
+	// u* is greedy and gives back runes until w+ can start.
 	for _, opt := range [2]bool{true, false} {
 		q := p
 		if opt {
@@ -184,10 +229,10 @@ func splitO200k(t *runeText, p int) int {
 			}
 			q++
 		}
-		e := t.run(q, clsU)
+		e := t.run(q, u)
 		for j := e; j >= q; j-- {
-			if t.is(j, clsW) {
-				m := t.run(j, clsW)
+			if t.is(j, w) {
+				m := t.run(j, w)
 				return m + t.contraction(m, true)
 			}
 		}
@@ -201,18 +246,25 @@ func splitO200k(t *runeText, p int) int {
 			}
 			q++
 		}
-		e := t.run(q, clsU)
+		e := t.run(q, u)
 		if e == q {
 			continue
 		}
-		m := t.run(e, clsW)
+		m := t.run(e, w)
 		return m + t.contraction(m, true)
 	}
-	// Alternative 3.
-	if t.is(p, clsN) {
-		return digits3(t, p)
-	}
-	// Alternative 4.
+	return p
+}
+
+// o200kTail matches the alternatives of o200k_base's pattern after the
+// number one at p, where the earlier ones did not match; slash says
+// whether "/" may follow punctuation as a newline may:
+//
+//	 ?[^\s\p{L}\p{N}]+[\r\n/]*    (or [\r\n]* without slash)
+//	\s*[\r\n]+
+//	\s+(?!\S)
+//	\s+
+func o200kTail(t *runeText, p int, slash bool) int {
 	for _, opt := range [2]bool{true, false} {
 		q := p
 		if opt {
@@ -228,12 +280,12 @@ func splitO200k(t *runeText, p int) int {
 		if e == q {
 			continue
 		}
-		for t.isNL(e) || t.isByte(e, '/') {
+		for t.isNL(e) || slash && t.isByte(e, '/') {
 			e++
 		}
 		return e
 	}
-	// Alternatives 5 to 7 all start with a whitespace run.
+	// The last three alternatives all start with a whitespace run.
 	e := t.run(p, clsS)
 	if e == p {
 		return p + 1 // unreachable: every rune is L, N, \s or [^\s\p{L}\p{N}]

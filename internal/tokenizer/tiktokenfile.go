@@ -35,12 +35,26 @@ var o200kPattern = strings.Join([]string{
 	`\s+`,
 }, "|")
 
+// kimiPattern is the split pattern of Kimi K2's tiktoken.model (the
+// pat_str of its tokenization_kimi.py).
+var kimiPattern = strings.Join([]string{
+	`[\p{Han}]+`,
+	`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+	`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+	`\p{N}{1,3}`,
+	` ?[^\s\p{L}\p{N}]+[\r\n]*`,
+	`\s*[\r\n]+`,
+	`\s+(?!\S)`,
+	`\s+`,
+}, "|")
+
 // tiktokenPatterns are the split patterns a rank file can use: those with
 // a matcher in this package.
 var tiktokenPatterns = map[string]splitFunc{
 	DefaultTiktokenPattern: splitLlama3,
 	`'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`: splitCl100k,
 	o200kPattern: splitO200k,
+	kimiPattern:  splitKimi,
 	gpt2Pattern:  splitR50k,
 	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: splitQwen2,
 }
@@ -49,8 +63,8 @@ var tiktokenPatterns = map[string]splitFunc{
 // rank" lines), the model's tokenizer_config.json (nil when absent) and
 // its split pattern ("" for DefaultTiktokenPattern). Only patterns this
 // package has a matcher for are accepted (the built-in encodings',
-// Llama-3's, Qwen2's and GPT-2's); any other fails with an error quoting
-// it.
+// Llama-3's, Qwen2's, GPT-2's and Kimi K2's); any other fails with an
+// error quoting it.
 //
 // VocabSize is the number of base tokens plus 256; SpecialIDs are the 256
 // reserved slots and the config's tokens marked special.
@@ -60,7 +74,7 @@ func NewTiktokenFile(name string, ranks, config []byte, pattern string) (*Tiktok
 	}
 	split, ok := tiktokenPatterns[pattern]
 	if !ok {
-		return nil, fmt.Errorf("tokenizer %s: the split pattern %q is not supported (vbench has matchers for the patterns of o200k_base, cl100k_base, r50k_base, Llama-3 and Qwen2)", name, pattern)
+		return nil, fmt.Errorf("tokenizer %s: the split pattern %q is not supported (vbench has matchers for the patterns of o200k_base, cl100k_base, r50k_base, Llama-3, Qwen2 and Kimi K2)", name, pattern)
 	}
 	base := 0
 	for line := range bytes.Lines(ranks) {

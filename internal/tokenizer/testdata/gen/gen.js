@@ -18,6 +18,13 @@
 // cache holds github.com/daulet/tokenizers@v1.24.0, for its Llama-3 and
 // Cohere tokenizer.json and Llama-3 tiktoken.model (those files are not
 // redistributable, so only their ids are committed).
+//
+// `node gen.js kimi` writes only the goldens of Kimi K2's split pattern
+// (it needs only the tiktoken package: `npm install --no-save
+// tiktoken@1.0.22` is enough): golden/tiktoken-cut-kimi.json.gz for the
+// cut rank file with Kimi's pattern, and, when the Go module cache holds
+// github.com/daulet/tokenizers@v1.24.0, golden/full/kimi-tiktoken.json.gz
+// for its kimi-k2-instruct/tiktoken.model.
 "use strict";
 
 const fs = require("fs");
@@ -25,7 +32,8 @@ const zlib = require("zlib");
 const path = require("path");
 const os = require("os");
 const { execSync } = require("child_process");
-const hf = require("@anush008/tokenizers");
+// The Hugging Face reference is loaded only by a full run (see kimi()).
+const hf = process.argv[2] === "kimi" ? null : require("@anush008/tokenizers");
 const { Tiktoken, get_encoding } = require("tiktoken");
 
 const OUT = path.resolve(__dirname, "..");
@@ -510,7 +518,99 @@ async function fullSize() {
   }
 }
 
-main().catch((e) => {
+// KIMI_PATTERN is the pat_str of Kimi K2's tokenization_kimi.py.
+const KIMI_PATTERN = [
+  String.raw`[\p{Han}]+`,
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+  String.raw`\p{N}{1,3}`,
+  String.raw` ?[^\s\p{L}\p{N}]+[\r\n]*`,
+  String.raw`\s*[\r\n]+`,
+  String.raw`\s+(?!\S)`,
+  String.raw`\s+`,
+].join("|");
+
+// Han-heavy cases for Kimi's pattern: runs of the Han script (Lo, Lm, Nl,
+// So, Mc and Po runes of it) against letters, marks, digits, punctuation
+// and contractions. Only characters of Unicode 15.0 (Go's tables).
+const HAN = [
+  "中", "文", "漢", "字", "的", "是", "了", "我", "们", "你", "好", "国", "人", "大", "学",
+  "々", "〆", "〇", "〡", "〥", "〸", "〻", "⺀", "⺮", "⼀", "⿕", "豈", "鶴", "𠀀", "𪜀", "𰀀",
+  "\u{16FE2}", "\u{16FE3}", "\u{16FF0}", "\u{16FF1}",
+];
+const CJK_OTHER = [
+  "，", "。", "、", "「", "」", "《", "》", "！", "？", "：", "；", "（", "）", "…", "——", "·",
+  "あ", "ア", "ー", "の", "カ", "한", "글", "１２３", "ＡＢＣ", "ｆｕｌｌ", "\u3000",
+];
+const KIMI_FIXED = [
+  "中文文本，包含标点。", "你好，世界！Hello, world!", "混合English和中文text", "中's", "中'S",
+  "漢字's cat", "日本語のテキストです。", "東京タワーは333メートル", "〇〇七", "第1章 总则",
+  "々あ", "大\u0301学", "a\u0301中", "é中é", "ǅ中ǅ", "Ⅻ中", "中Ⅻ", "⺀⺁abc", "!⺀", " 中",
+  "  中文", "中\n\n文", "中 /文/", "a/b", "x//y", "1/2", "中文123456", "ＡＢＣ中ａｂｃ",
+  "\u{16FF0}a", "a\u{16FF0}b", "\u{16FE2}x", "中<|im_end|>文", "[BOS]中[EOS]", "<|im_user|>",
+  "\u4e00".repeat(200), ("中文 text, " + "数字123 ").repeat(20),
+];
+
+function kimiCorpus(seed, n) {
+  const rnd = mulberry32(seed);
+  const all = PIECES.concat(HAN, HAN, CJK_OTHER);
+  const out = KIMI_FIXED.slice();
+  for (let i = 0; i < n; i++) {
+    let s = "";
+    for (let k = 1 + Math.floor(rnd() * 40); k > 0; k--) s += all[Math.floor(rnd() * all.length)];
+    out.push(s);
+  }
+  return out;
+}
+
+// kimiSpecials names the 256 reserved slots after base tokens from a
+// tokenizer_config.json, as vLLM's Rust client and tokenization_kimi.py do.
+function kimiSpecials(base, cfg) {
+  const all = {};
+  for (let i = 0; i < 256; i++) {
+    const id = base + i;
+    const e = cfg && cfg.added_tokens_decoder && cfg.added_tokens_decoder[id];
+    all[e ? e.content : `<|reserved_token_${i}|>`] = id;
+  }
+  return all;
+}
+
+// kimi writes the goldens of Kimi K2's split pattern.
+function kimi() {
+  {
+    const dir = path.join(OUT, "tiktoken-cut");
+    const file = fs.readFileSync(path.join(dir, "tiktoken.model"), "utf8");
+    const cfg = readJSON(path.join(dir, "tokenizer_config.json"));
+    const enc = new Tiktoken(file, kimiSpecials(CUT, cfg), KIMI_PATTERN);
+    const texts = corpus(5, 200, null, [300]).concat(kimiCorpus(6, 300));
+    const cases = texts.map((text) => ({ text, ids: Array.from(enc.encode(text, "all")) }));
+    enc.free();
+    writeGolden("tiktoken-cut-kimi", { cases });
+  }
+  let modcache = "";
+  try {
+    modcache = execSync("go env GOMODCACHE").toString().trim();
+  } catch (e) {
+    modcache = path.join(os.homedir(), "go", "pkg", "mod");
+  }
+  const daulet = path.join(modcache, "github.com/daulet/tokenizers@v1.24.0/test/data");
+  const dir = path.join(daulet, "kimi-k2-instruct");
+  if (!fs.existsSync(dir)) {
+    console.log("no", dir, "(go mod download github.com/daulet/tokenizers@v1.24.0): skipping the full-size golden");
+    return;
+  }
+  const file = fs.readFileSync(path.join(dir, "tiktoken.model"), "utf8");
+  const cfg = readJSON(path.join(dir, "tokenizer_config.json"));
+  const n = file.split("\n").filter((l) => l.trim().split(/\s+/).length >= 2).length;
+  const enc = new Tiktoken(file, kimiSpecials(n, cfg), KIMI_PATTERN);
+  const texts = corpus(24, 100, null, [300]).concat(kimiCorpus(25, 200));
+  texts.push(fs.readFileSync(path.join(daulet, "long_text.txt"), "utf8").slice(0, 8000));
+  const cases = texts.map((text) => ({ text, ids: Array.from(enc.encode(text, "all")) }));
+  enc.free();
+  writeGolden("full/kimi-tiktoken", { cases });
+}
+
+(process.argv[2] === "kimi" ? async () => kimi() : main)().catch((e) => {
   console.error(e);
   process.exit(1);
 });

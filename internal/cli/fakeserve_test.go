@@ -1,0 +1,156 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+// fakeserve starts a server on loopback that misbehaves as real ones do,
+// and sets $FAKE_URL. It tokenizes with o200k_base and answers streamed
+// /v1/completions with max_tokens chunks of "a" (and usage):
+//
+//	fakeserve llamacpp      /tokenize and /detokenize in llama.cpp's dialect:
+//	                        {"content"} → {"tokens"}; vLLM's {"prompt"} body
+//	                        gets 200 and {"tokens": []}; {"tokens"} → {"content"}
+//	fakeserve hang          accepts connections and never answers
+//	fakeserve hangtokenize  /tokenize and /detokenize never answer
+//	fakeserve auth KEY      every request needs Authorization: Bearer KEY
+//	                        (else 401), /tokenize and /detokenize also a
+//	                        User-Agent vbench/... (else 400)
+//
+// The server stops when the script ends.
+func fakeserve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 || (args[0] == "auth") != (len(args) == 2) || len(args) > 2 {
+		ts.Fatalf("usage: fakeserve llamacpp|hang|hangtokenize|auth KEY")
+	}
+	tok, err := tokenizer.Builtin("o200k_base")
+	ts.Check(err)
+	vllm := completions{tok}
+	done := make(chan struct{})
+	hang := func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}
+	isTokenize := func(r *http.Request) bool { return r.URL.Path == "/tokenize" || r.URL.Path == "/detokenize" }
+	var h http.HandlerFunc
+	switch args[0] {
+	case "llamacpp":
+		h = func(w http.ResponseWriter, r *http.Request) {
+			if !isTokenize(r) {
+				vllm.ServeHTTP(w, r)
+				return
+			}
+			var body struct {
+				Content string `json:"content"`
+				Tokens  []int  `json:"tokens"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			if r.URL.Path == "/tokenize" {
+				_ = json.NewEncoder(w).Encode(map[string]any{"tokens": tok.Encode(body.Content, false)})
+				return
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"content": tok.Decode(body.Tokens)})
+		}
+	case "hang":
+		h = hang
+	case "hangtokenize":
+		h = func(w http.ResponseWriter, r *http.Request) {
+			if isTokenize(r) {
+				hang(w, r)
+				return
+			}
+			vllm.ServeHTTP(w, r)
+		}
+	case "auth":
+		key := args[1]
+		h = func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+key {
+				http.Error(w, `{"error": "invalid api key"}`, http.StatusUnauthorized)
+				return
+			}
+			if isTokenize(r) && !strings.HasPrefix(r.Header.Get("User-Agent"), "vbench/") {
+				http.Error(w, `{"error": "unknown client"}`, http.StatusBadRequest)
+				return
+			}
+			vllm.ServeHTTP(w, r)
+		}
+	default:
+		ts.Fatalf("fakeserve: unknown mode %q", args[0])
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	ts.Setenv("FAKE_URL", "http://"+ln.Addr().String())
+	ts.Defer(func() {
+		close(done)
+		_ = srv.Close()
+	})
+}
+
+// completions answers as a vLLM server does: POST /tokenize
+// ({"prompt"} → {"tokens"}), POST /detokenize ({"tokens"} → {"prompt"}),
+// and POST /v1/completions streamed as max_tokens chunks of "a", then
+// usage, then [DONE]; anything else is 404.
+type completions struct{ tok tokenizer.Tokenizer }
+
+func (c completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && (r.URL.Path == "/tokenize" || r.URL.Path == "/detokenize") {
+		var body struct {
+			Prompt string `json:"prompt"`
+			Tokens []int  `json:"tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/tokenize" {
+			ids := c.tok.Encode(body.Prompt, false)
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids, "count": len(ids), "max_model_len": 131072})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"prompt": c.tok.Decode(body.Tokens)})
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/completions" {
+		http.NotFound(w, r)
+		return
+	}
+	var req struct {
+		Prompt    string `json:"prompt"`
+		MaxTokens int    `json:"max_tokens"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	f, _ := w.(http.Flusher)
+	for i := range req.MaxTokens {
+		finish := "null"
+		if i == req.MaxTokens-1 {
+			finish = `"length"`
+		}
+		fmt.Fprintf(w, "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":0,\"model\":\"vbench-sim\",\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":null,\"finish_reason\":%s}]}\n\n", finish)
+		if f != nil {
+			f.Flush()
+		}
+	}
+	n := len(c.tok.Encode(req.Prompt, false))
+	fmt.Fprintf(w, "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":0,\"model\":\"vbench-sim\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", n, req.MaxTokens, n+req.MaxTokens)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
