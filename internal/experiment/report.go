@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -61,35 +60,31 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	})
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
-	writeRecords := o.Records && env.Argv.extras()
-	if writeRecords {
-		out.RecordsPath = recordsPath(path)
-		info.Records = filepath.Base(out.RecordsPath)
+	spec := resultWrite{Path: path, Fresh: o.ResultFilename == "" && !o.AppendResult, Append: o.AppendResult, Stderr: env.Stderr}
+	if o.Records && env.Argv.extras() {
+		spec.Records = res.Records
+		if spec.Records == nil {
+			spec.Records = []*record.Record{}
+		}
 	}
-	data, err := report.MarshalResult(report.ResultInput{
-		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
-		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
-		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
-		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
-		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
-		VBench:          env.Argv.vbenchObject(info),
+	path, recs, err := writeResultFiles(spec, func(recordsName string) ([]byte, error) {
+		info.Records = recordsName
+		data, err := report.MarshalResult(report.ResultInput{
+			Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
+			NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
+			RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
+			MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
+			RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
+			VBench:          env.Argv.vbenchObject(info),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("building the result JSON: %w", err)
+		}
+		return data, nil
 	})
+	out.RecordsPath = recs
 	if err != nil {
-		return fmt.Errorf("building the result JSON: %w", err)
-	}
-	// The records first: the result names them, so it must not exist
-	// without them.
-	if writeRecords {
-		var b bytes.Buffer
-		if err := record.WriteJSONL(&b, res.Records); err != nil {
-			return err
-		}
-		if err := report.WriteResultFile(out.RecordsPath, b.Bytes(), false); err != nil {
-			return fmt.Errorf("writing the records: %w", err)
-		}
-	}
-	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
+		return err
 	}
 	out.ResultPath = path
 	fmt.Fprintf(env.Stderr, "Result written to %s\n", path)

@@ -54,6 +54,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	if err := Check(sc); err != nil {
 		return nil, err
 	}
+	if err := checkOutput(sc, exp != nil); err != nil {
+		return nil, err
+	}
 	tok, tokName, err := loadTokenizerEnv(ctx, sc, env)
 	if err != nil {
 		return nil, err
