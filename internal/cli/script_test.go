@@ -37,9 +37,10 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"simserve": simserve,
-			"waitfile": waitfile,
-			"envfile":  envfile,
+			"simserve":   simserve,
+			"waitfile":   waitfile,
+			"envfile":    envfile,
+			"stallserve": stallserve,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("OPENAI_API_KEY", "")

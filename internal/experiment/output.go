@@ -227,3 +227,14 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// writeNotSent prints, after vLLM's result block, how many of the planned
+// requests an interrupted run never sent; nothing when every request was
+// sent. vLLM's block counts only requests that ran ("Failed requests" are
+// requests sent that failed), so these are reported apart.
+func writeNotSent(w io.Writer, notSent, planned int) {
+	if notSent <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "Requests not sent: %d of %d (the run was interrupted first; they are not counted as failed)\n", notSent, planned)
+}

@@ -129,3 +129,19 @@ func TestWriteResultFilesFreshName(t *testing.T) {
 		t.Errorf("explicit name not replaced: %q", b)
 	}
 }
+
+func TestWriteNotSent(t *testing.T) {
+	for _, tt := range []struct {
+		notSent, planned int
+		want             string
+	}{
+		{0, 20, ""},
+		{18, 20, "Requests not sent: 18 of 20 (the run was interrupted first; they are not counted as failed)\n"},
+	} {
+		var b bytes.Buffer
+		writeNotSent(&b, tt.notSent, tt.planned)
+		if b.String() != tt.want {
+			t.Errorf("writeNotSent(%d, %d) = %q, want %q", tt.notSent, tt.planned, b.String(), tt.want)
+		}
+	}
+}

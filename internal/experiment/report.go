@@ -25,9 +25,12 @@ type vbenchInfo struct {
 	Experiment *RunInfo `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
-	// Interrupted marks a run cancelled before it finished: its requests
-	// that never ran count as failed, so --resume must not take it as done.
+	// Interrupted marks a run cancelled before it finished, so --resume
+	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// NotSent is the number of requests an interrupted run never sent:
+	// vLLM's "completed" and "failed" count only the requests that ran.
+	NotSent int `json:"not_sent,omitempty"`
 }
 
 // writeReports prints the failure lines and the result block, then writes
@@ -59,7 +62,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
 	})
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
+		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted, NotSent: out.NotSent}
 	spec := resultWrite{Path: path, Fresh: o.ResultFilename == "" && !o.AppendResult, Append: o.AppendResult, Stderr: env.Stderr}
 	if o.Records && env.Argv.extras() {
 		spec.Records = res.Records

@@ -30,6 +30,10 @@ type Outcome struct {
 	RecordsPath string
 	// Interrupted reports the run was cancelled before it finished.
 	Interrupted bool
+	// NotSent is the number of planned requests never sent (an
+	// interrupted run's): they are in neither Summary.Completed nor
+	// Summary.Failed.
+	NotSent int
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
 	// experiment places the run in its experiment; it is saved in the
@@ -179,19 +183,20 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp *RunInfo) (
 	})
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), end, env, out)
 	// vbench serve keeps stdout to vLLM's output; the health line is vbench's.
 	healthOut := env.Stdout
 	if !env.Argv.extras() {
 		healthOut = env.Stderr
 	}
+	writeNotSent(healthOut, out.NotSent, len(prepared))
 	writeHealth(healthOut, out.Health)
 	if err != nil {
 		return out, err
 	}
 	if res.Interrupted {
-		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", len(res.Records), len(prepared), ctx.Err())
+		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent(), len(prepared), ctx.Err())
 	}
 	if sum.Completed == 0 {
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(res.Records))

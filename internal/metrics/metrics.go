@@ -225,11 +225,17 @@ func (s *Summary) Metric(name string) (MetricStats, bool) {
 }
 
 // Compute folds records (in request order) into the summary of a run that
-// lasted duration. It is ComputeOutcomes over FromRecord of each record.
+// lasted duration. It is ComputeOutcomes over FromRecord of each record
+// that was sent: records marked NotSent (an interrupted run's requests
+// still waiting for a concurrency slot) are left out, as vLLM's outputs
+// hold only the requests that ran, so they count neither as completed nor
+// as failed.
 func Compute(recs []*record.Record, duration time.Duration, opt Options) *Summary {
-	outs := make([]Outcome, len(recs))
-	for i, r := range recs {
-		outs[i] = FromRecord(r)
+	outs := make([]Outcome, 0, len(recs))
+	for _, r := range recs {
+		if !r.NotSent {
+			outs = append(outs, FromRecord(r))
+		}
 	}
 	return ComputeOutcomes(outs, duration.Seconds(), opt)
 }

@@ -46,6 +46,10 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Status is the HTTP status code, 0 if no response was received.
 	Status int `json:"status,omitempty"`
+	// NotSent marks a request that was released but never sent: the run
+	// was cancelled while it waited for a concurrency slot. It is neither a
+	// success nor a failure (vLLM's outputs hold only requests that ran).
+	NotSent bool `json:"not_sent,omitempty"`
 }
 
 // TTFT is the time to first token in seconds (0 when no chunk arrived).

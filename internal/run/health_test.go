@@ -145,6 +145,9 @@ func TestRunCancelDrainsQueue(t *testing.T) {
 			if r.Success {
 				t.Errorf("request %d succeeded after the cancel", r.Index)
 			}
+			if strings.HasPrefix(r.Error, "request cancelled before it was sent") != r.NotSent {
+				t.Errorf("request %d: NotSent %v with error %q", r.Index, r.NotSent, r.Error)
+			}
 			if strings.HasPrefix(r.Error, "request cancelled before it was sent") {
 				queued++
 				if r.Start != ms(50) {
@@ -154,6 +157,9 @@ func TestRunCancelDrainsQueue(t *testing.T) {
 		}
 		if queued != 8 {
 			t.Errorf("%d requests cancelled in the queue, want 8", queued)
+		}
+		if res.Planned != 10 || res.Sent() != 2 || res.NotSent() != 8 {
+			t.Errorf("planned %d, sent %d, not sent %d; want 10, 2, 8", res.Planned, res.Sent(), res.NotSent())
 		}
 	})
 }

@@ -42,9 +42,13 @@ type Plan struct {
 
 // Result is what a run produced.
 type Result struct {
-	// Records holds one record per request, in request order. Requests never
-	// released (the run was cancelled first) are absent from it.
+	// Records holds one record per released request, in request order.
+	// Requests never released (the run was cancelled first) are absent from
+	// it; released ones that were cancelled while they waited for a
+	// concurrency slot are marked NotSent.
 	Records []*record.Record
+	// Planned is the number of requests the plan had.
+	Planned int
 	// Duration is from the run start until the last request finished.
 	Duration time.Duration
 	// Start is the wall-clock time the run started.
@@ -62,6 +66,23 @@ type Result struct {
 	// during the run (any process), or -1 when unknown.
 	HostBusy float64
 }
+
+// Sent is the number of requests actually sent: the records not marked
+// NotSent.
+func (r *Result) Sent() int {
+	n := 0
+	for _, rec := range r.Records {
+		if !rec.NotSent {
+			n++
+		}
+	}
+	return n
+}
+
+// NotSent is the number of planned requests that were never sent: those
+// never released, and those released but cancelled before a concurrency
+// slot freed.
+func (r *Result) NotSent() int { return r.Planned - r.Sent() }
 
 // Load returns the resource use measured around the run.
 func (r *Result) Load() Load {
@@ -109,6 +130,7 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 			if queued && ctx.Err() != nil {
 				rec.Start = now()
 				rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
+				rec.NotSent = true
 			} else {
 				sender.Send(ctx, rec.Index, rec, now)
 				if plan.OnDone != nil {
@@ -156,7 +178,7 @@ dispatch:
 	wg.Wait()
 	dur := now()
 	return &Result{
-		Records: recs[:released], Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
+		Records: recs[:released], Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
 		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs, HostBusy: ReadHostCPU().BusyFraction(host0),
 	}
 }

@@ -1,0 +1,64 @@
+package cli_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/sim"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+// stallserve is the script command "stallserve N FILE": a loopback server
+// that answers like the simulator (o200k_base tokenizer) except that
+// completion requests never get an answer: they wait until the client
+// leaves. When the N-th completion request has arrived it writes N to
+// FILE, so a script can interrupt a run (kill -INT) at a known point
+// without sleeping. It sets $STALL_URL.
+func stallserve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: stallserve N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	file := ts.MkAbs(args[1])
+	cfg := sim.DefaultConfig()
+	tok, err := tokenizer.Builtin("o200k_base")
+	ts.Check(err)
+	cfg.Tokenizer = experiment.SimTokenizer(tok)
+	s, err := sim.New(cfg)
+	ts.Check(err)
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	seen := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/completions" {
+			s.Handler().ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		seen++
+		if seen == n {
+			_ = os.WriteFile(file, []byte(strconv.Itoa(n)+"\n"), 0o644)
+		}
+		mu.Unlock()
+		// Read the body first: only then does the server notice the client
+		// closing the connection.
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	ts.Setenv("STALL_URL", srv.URL)
+	ts.Defer(func() {
+		close(stop)
+		srv.Close()
+	})
+}
