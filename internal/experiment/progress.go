@@ -34,7 +34,7 @@ const defaultHeartbeat = 10 * time.Second
 // (output.disable_tqdm). On a terminal it draws vLLM's tqdm bar in place,
 // at most ten times a second:
 //
-//	 45%|█████████████▌                | 9/20 [00:02<00:02,  4.50it/s]
+//	45%|█████████████▌                | 9/20 [00:02<00:02,  4.50it/s]
 //
 // Off a terminal (CI, nohup, a pipe), where a bar redrawn with \r would be
 // noise, it prints a heartbeat line every interval instead, from a
