@@ -18,7 +18,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"vbench": func() { os.Exit(cli.Main(os.Args[1:], cli.OS())) },
+		"vbench": func() {
+			fakeBusyHost()
+			os.Exit(cli.Main(os.Args[1:], cli.OS()))
+		},
 	})
 }
 

@@ -22,6 +22,18 @@ type clientHealth struct {
 	HostBusy    *float64  `json:"host_cpu_busy,omitempty"`
 	ClientBound bool      `json:"client_bound"`
 	Warnings    []string  `json:"warnings,omitempty"`
+	// HostNote says the host was saturated and by whom (run.Health's
+	// HostNote); OthersBusy that other processes, not vbench, kept it busy.
+	HostNote   string      `json:"host_note,omitempty"`
+	OthersBusy bool        `json:"others_busy,omitempty"`
+	TopOther   *topProcess `json:"host_top_process,omitempty"`
+}
+
+// topProcess is the busiest other process on the host during the run.
+type topProcess struct {
+	PID   int     `json:"pid"`
+	Name  string  `json:"name"`
+	Share float64 `json:"host_cpu_share"`
 }
 
 // sendLagMs holds send-lag percentiles in milliseconds.
@@ -42,7 +54,14 @@ func newClientHealth(h run.Health) *clientHealth {
 	if h.HostBusy >= 0 {
 		host = &h.HostBusy
 	}
+	var top *topProcess
+	if t := h.TopOther; t != nil {
+		top = &topProcess{PID: t.PID, Name: t.Name, Share: t.Share}
+	}
 	return &clientHealth{
+		HostNote:    h.HostNote,
+		OthersBusy:  h.OthersBusy,
+		TopOther:    top,
 		HostBusy:    host,
 		SendLagMs:   sendLagMs{P50: ms(h.SendLagP50), P99: ms(h.SendLagP99), Max: ms(h.SendLagMax)},
 		CPUUserS:    h.CPU.User.Seconds(),
@@ -57,8 +76,9 @@ func newClientHealth(h run.Health) *clientHealth {
 	}
 }
 
-// healthLines is the console report of h: one line, and a warning line
-// when the client was likely the bottleneck.
+// healthLines is the console report of h: one line, a warning line when
+// the client was likely the bottleneck (on its own signals), and a note
+// when other processes kept the host busy.
 func healthLines(h run.Health) string {
 	if h.Requests == 0 {
 		return ""
@@ -77,6 +97,13 @@ func healthLines(h run.Health) string {
 	if h.ClientBound {
 		fmt.Fprintf(&b, "WARNING: the client was likely the bottleneck (%s): these numbers may describe vbench, not the server; do not publish them as the server's.\n",
 			strings.Join(h.Reasons, "; "))
+	}
+	if h.OthersBusy {
+		fmt.Fprintf(&b, "NOTE: other processes kept the host busy (%s)", h.HostNote)
+		if !h.ClientBound {
+			b.WriteString("; vbench itself kept up (send lag and CPU within bounds), so the client is not blamed")
+		}
+		b.WriteString(". If the server runs on this host, these numbers include that contention.\n")
 	}
 	return b.String()
 }

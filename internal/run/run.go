@@ -65,6 +65,11 @@ type Result struct {
 	// HostBusy is the share of the whole host's CPU time that was busy
 	// during the run (any process), or -1 when unknown.
 	HostBusy float64
+	// HostCores is the number of CPUs of the host (0 when unknown).
+	HostCores int
+	// TopOther is the other process that used the most of the host's CPU
+	// during the run (Linux), or nil.
+	TopOther *ProcShare
 }
 
 // Sent is the number of requests actually sent: the records not marked
@@ -86,7 +91,7 @@ func (r *Result) NotSent() int { return r.Planned - r.Sent() }
 
 // Load returns the resource use measured around the run.
 func (r *Result) Load() Load {
-	return Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy}
+	return Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy, HostCores: r.HostCores, TopOther: r.TopOther}
 }
 
 // Health returns the client-health numbers of the run (see ComputeHealth).
@@ -116,7 +121,8 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	var doneMu sync.Mutex
 	procs := runtime.GOMAXPROCS(0)
 	gc0 := readGCStats()
-	host0 := ReadHostCPU()
+	procs0 := hostProbe.procs()
+	host0 := hostProbe.cpu()
 	cpu0 := ReadUsage()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
@@ -177,10 +183,12 @@ dispatch:
 	}
 	wg.Wait()
 	dur := now()
-	return &Result{
+	res := &Result{
 		Records: recs[:released], Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
-		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs, HostBusy: ReadHostCPU().BusyFraction(host0),
+		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs,
 	}
+	res.setHostLoad(host0, procs0)
+	return res
 }
 
 // admission is the concurrency limit: a count of running senders and a

@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -60,5 +61,28 @@ func stallserve(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() {
 		close(stop)
 		srv.Close()
+	})
+}
+
+// busyHostEnv names the environment variable that makes fakeBusyHost show
+// the vbench command of a script a busy host.
+const busyHostEnv = "VBENCH_TEST_BUSY_HOST"
+
+// fakeBusyHost, when $VBENCH_TEST_BUSY_HOST is set, replaces the host-load
+// readers of the run package so that a run sees an 8-core host kept 99%
+// busy, 80% of it by a process "llama-server" (pid 4242), without loading
+// the machine: each reading advances the host by 10000 ticks, 9900 of them
+// busy, and llama-server by 8000.
+func fakeBusyHost() {
+	if os.Getenv(busyHostEnv) == "" {
+		return
+	}
+	var hostReads, procReads uint64
+	run.SetHostProbe(func() run.HostCPU {
+		hostReads++
+		return run.HostCPU{Busy: 9900 * hostReads, Total: 10000 * hostReads, Cores: 8}
+	}, func() run.ProcSnapshot {
+		procReads++
+		return run.ProcSnapshot{4242: {Name: "llama-server", Ticks: 8000 * procReads}}
 	})
 }
