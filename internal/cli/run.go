@@ -34,8 +34,10 @@ results. --dry-run lists the runs; --resume skips runs whose result already
 exists with the same scenario hash.
 
 Exit codes: 0 success, 1 the run failed (e.g. every request failed), 2 bad
-usage or an invalid scenario, 3 a compare gate failed. An interrupted run
-(Ctrl-C) still writes what it has and exits 1.`
+usage or an invalid scenario (or a result location that cannot be written,
+or a result that would be overwritten: see --overwrite), 3 a compare gate
+failed. An interrupted run (Ctrl-C) still writes what it has, counts the
+requests it never sent apart from the failed ones, and exits 1.`
 
 const runExamples = `  vbench run scenarios/quickstart.cue
   vbench run scenarios/kimi-8k.cue --set target.base_url=http://gpu:8000
