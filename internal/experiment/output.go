@@ -112,8 +112,9 @@ type resultWrite struct {
 	Path string
 	// Fresh means never replace a file: when Path (or its records file)
 	// exists, the result goes to the first free Path-2, Path-3, … and
-	// Stderr is told. It is set for computed names; an explicit name was
-	// checked before the run (checkOutput).
+	// Stderr is told. It is set for computed names, and for an explicit
+	// name without output.overwrite (checked before the run by
+	// checkOutput, so only a file created during the run moves it).
 	Fresh bool
 	// Append appends the result to Path (--append-result).
 	Append bool

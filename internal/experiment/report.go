@@ -63,7 +63,11 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	})
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted, NotSent: out.NotSent}
-	spec := resultWrite{Path: path, Fresh: o.ResultFilename == "" && !o.AppendResult, Append: o.AppendResult, Stderr: env.Stderr}
+	// A computed name, or an explicit one that was free before the run
+	// (checkOutput) and may not be replaced, is never overwritten; an
+	// experiment's planned names were checked by checkPlanOutput.
+	fresh := !o.AppendResult && (o.ResultFilename == "" || (!o.Overwrite && out.experiment == nil))
+	spec := resultWrite{Path: path, Fresh: fresh, Append: o.AppendResult, Stderr: env.Stderr}
 	if o.Records && env.Argv.extras() {
 		spec.Records = res.Records
 		if spec.Records == nil {
