@@ -145,3 +145,26 @@ func TestWriteNotSent(t *testing.T) {
 		}
 	}
 }
+
+// output.overwrite is a scenario field; false leaves the hash of every
+// existing scenario as it was (it is omitted from the canonical form).
+func TestOverwriteField(t *testing.T) {
+	load := func(src string) *scenario.Scenario {
+		t.Helper()
+		sc, err := scenario.LoadBytes("s.cue", []byte(src), scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	def, off, on := load(""), load("output: overwrite: false\n"), load("output: overwrite: true\n")
+	if !on.Output.Overwrite || off.Output.Overwrite {
+		t.Fatalf("overwrite: true → %v, false → %v", on.Output.Overwrite, off.Output.Overwrite)
+	}
+	if off.Hash() != def.Hash() || on.Hash() == def.Hash() {
+		t.Errorf("hashes: default %s, false %s, true %s", def.Hash(), off.Hash(), on.Hash())
+	}
+	if strings.Contains(string(def.Canonical()), "overwrite") {
+		t.Errorf("canonical form of the default names overwrite: %s", def.Canonical())
+	}
+}
