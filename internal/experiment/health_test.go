@@ -33,7 +33,11 @@ func TestHealthLines(t *testing.T) {
 		{"others busy", run.ComputeHealth(recs(0.02, 0.05), run.Load{CPU: run.Usage{User: 80 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: 0.99, HostCores: 8,
 			TopOther: &run.ProcShare{PID: 412, Name: "llama-server", Share: 0.8}}),
 			"Client health: send lag p50 0.04 ms, p99 0.05 ms, max 0.05 ms; CPU 0.08 s (4% of 2 cores); host CPU 99% busy\n" +
-				"NOTE: other processes kept the host busy (host CPU 99% busy, 98% by other processes (top: llama-server, pid 412, 80%)); vbench itself kept up (send lag and CPU within bounds), so the client is not blamed. If the server runs on this host, these numbers include that contention.\n"},
+				"NOTE: other processes kept the host busy (host CPU 99% busy, 98% by other processes (top: llama-server, pid 412, 80%)); vbench itself kept up (send lag, read lag and CPU within bounds), so the client is not blamed. If the server runs on this host, these numbers include that contention.\n"},
+		// Receive timestamps give the read lag.
+		{"read lag", run.ComputeHealth([]*record.Record{{Released: ms(0.01), ReadLag: ms(0.05)}, {Index: 1, Released: ms(0.01), ReadLag: ms(0.25)}},
+			run.Load{CPU: run.Usage{User: 40 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: -1}),
+			"Client health: send lag p50 0.01 ms, p99 0.01 ms, max 0.01 ms; read lag p99 0.25 ms, max 0.25 ms; CPU 0.04 s (2% of 2 cores)\n"},
 		// With the in-process simulator the CPU is not the client's alone: no
 		// CPU criterion.
 		{"simulator", run.ComputeHealth(recs(0, 1), run.Load{CPU: run.Usage{User: 1900 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: -1, WithSimulator: true}),

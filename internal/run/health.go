@@ -15,6 +15,10 @@ const (
 	// MaxHealthySendLagP99 is the largest healthy 99th percentile of send
 	// lag: beyond it the dispatcher fell behind its schedule.
 	MaxHealthySendLagP99 = 10 * time.Millisecond
+	// MaxHealthyReadLagP99 is the largest healthy 99th percentile of the
+	// requests' read lag (record.ReadLag): beyond it the client was late
+	// reading responses, so tokens that arrived apart were read together.
+	MaxHealthyReadLagP99 = 10 * time.Millisecond
 	// MaxHealthyCPUFraction is the largest healthy share of the available
 	// CPU (wall time × GOMAXPROCS) the client may use, and of the host's
 	// CPU that may be busy (a saturated host can delay the client's reads
@@ -53,6 +57,11 @@ type Health struct {
 	// SendLagP50, SendLagP99 and SendLagMax are percentiles (numpy's linear
 	// interpolation) and the maximum of Released−Intended.
 	SendLagP50, SendLagP99, SendLagMax time.Duration
+	// ReadLagRequests is the number of requests whose read lag is known
+	// (receive timestamps); ReadLagP50, ReadLagP99 and ReadLagMax are the
+	// percentiles and maximum of their record.ReadLag.
+	ReadLagRequests                    int
+	ReadLagP50, ReadLagP99, ReadLagMax time.Duration
 	// CPU is the client's CPU time during the run.
 	CPU Usage
 	// Wall is the run's duration.
@@ -75,8 +84,9 @@ type Health struct {
 	// criterion of ClientBound is then skipped.
 	WithSimulator bool
 	// ClientBound is set on the client's own signals only: when
-	// SendLagP99 > MaxHealthySendLagP99, or CPUFraction (unless
-	// WithSimulator) > MaxHealthyCPUFraction; Reasons says which. A busy
+	// SendLagP99 > MaxHealthySendLagP99, ReadLagP99 >
+	// MaxHealthyReadLagP99, or CPUFraction (unless WithSimulator) >
+	// MaxHealthyCPUFraction; Reasons says which. A busy
 	// host alone does not set it (see HostNote).
 	ClientBound bool
 	// Reasons lists the exceeded thresholds, in words.
@@ -109,12 +119,27 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 	if len(lags) > 0 {
 		h.SendLagMax = seconds(slices.Max(lags))
 	}
+	var reads []float64
+	for _, r := range recs {
+		if r.ReadLag > 0 {
+			reads = append(reads, r.ReadLag.Seconds())
+		}
+	}
+	if h.ReadLagRequests = len(reads); len(reads) > 0 {
+		h.ReadLagP50 = seconds(metrics.Percentile(reads, 50))
+		h.ReadLagP99 = seconds(metrics.Percentile(reads, 99))
+		h.ReadLagMax = seconds(slices.Max(reads))
+	}
 	if wall > 0 && procs > 0 {
 		h.CPUFraction = cpu.Total().Seconds() / (wall.Seconds() * float64(procs))
 	}
 	if h.SendLagP99 > MaxHealthySendLagP99 {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("send lag p99 %s ms > %s ms",
 			Millis(h.SendLagP99), Millis(MaxHealthySendLagP99)))
+	}
+	if h.ReadLagP99 > MaxHealthyReadLagP99 {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("read lag p99 %s ms > %s ms",
+			Millis(h.ReadLagP99), Millis(MaxHealthyReadLagP99)))
 	}
 	if h.CPUFraction > MaxHealthyCPUFraction && !h.WithSimulator {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("CPU %.0f%% of %d cores > %.0f%%",

@@ -201,3 +201,25 @@ func TestHostCPUBusyFraction(t *testing.T) {
 		}
 	}
 }
+
+// Read lag is the client's own signal: it blames the client whoever kept
+// the host busy; requests without receive timestamps (ReadLag 0) are left
+// out of it.
+func TestComputeHealthReadLag(t *testing.T) {
+	recs := lagRecords(0, 0, 0, 0)
+	for i, l := range []float64{0, 0.2, 30, 40} {
+		recs[i].ReadLag = ms(l)
+	}
+	h := ComputeHealth(recs, Load{CPU: Usage{User: 10 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: 0.2, HostCores: 2})
+	// known: 0.2, 30, 40 → p50 30; p99 rank 1.98 → 30+0.98·10 = 39.8
+	near := func(a, b time.Duration) bool { return a-b < time.Microsecond && b-a < time.Microsecond }
+	if h.ReadLagRequests != 3 || !near(h.ReadLagP50, ms(30)) || !near(h.ReadLagP99, ms(39.8)) || h.ReadLagMax != ms(40) {
+		t.Errorf("read lag over %d: p50 %v p99 %v max %v", h.ReadLagRequests, h.ReadLagP50, h.ReadLagP99, h.ReadLagMax)
+	}
+	if !h.ClientBound || strings.Join(h.Reasons, ";") != "read lag p99 39.80 ms > 10.00 ms" {
+		t.Errorf("client bound %v %q", h.ClientBound, h.Reasons)
+	}
+	if h := ComputeHealth(lagRecords(0, 1), Load{Wall: time.Second, Procs: 2, HostBusy: -1}); h.ReadLagRequests != 0 || h.ReadLagP99 != 0 || h.ClientBound {
+		t.Errorf("no read lag known: %+v", h)
+	}
+}
