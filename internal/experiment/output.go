@@ -51,7 +51,7 @@ func checkOutput(sc *scenario.Scenario, planned bool) error {
 		return nil
 	}
 	if _, err := os.Lstat(path); err == nil {
-		return &outputError{fmt.Sprintf("output.result_filename: %s already exists and vbench does not overwrite results: pass --overwrite (output.overwrite: true) to replace it, --append-result to append to it, or choose another name", path)}
+		return &outputError{fmt.Sprintf("result file %s (--result-filename, output.result_filename) already exists and vbench does not overwrite results: pass --overwrite (output.overwrite: true) to replace it, --append-result to append to it, or choose another name", path)}
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func probeDir(dir string) error {
 		dir = "."
 	}
 	fail := func(err error) error {
-		return &outputError{fmt.Sprintf("output.result_dir: results cannot be written to %s: %v", dir, err)}
+		return &outputError{fmt.Sprintf("results cannot be written to %s (--result-dir, output.result_dir): %v", dir, err)}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
