@@ -83,6 +83,7 @@ type namespace struct {
 	goodput           map[string]float64
 
 	saveResult, saveDetailed, appendResult, disableTqdm bool
+	overwrite                                           bool
 	resultDir, resultFilename, label                    string
 	metadata                                            scenario.Metadata
 
@@ -260,6 +261,9 @@ var flags = []*flagDef{
 	{name: "--disable-tqdm", arity: arityZero, def: "False", paths: []string{"output.disable_tqdm"},
 		help: "hide the progress bar", set: func(n *namespace, _ []string) error { n.disableTqdm = true; return nil }},
 
+	{name: "--overwrite", arity: arityZero, def: "False", vbenchOnly: true, paths: []string{"output.overwrite"},
+		help: "vbench only: replace an existing --result-filename (vbench otherwise refuses it, and gives a computed name that exists a -2 suffix)",
+		set:  func(n *namespace, _ []string) error { n.overwrite = true; return nil }},
 	{name: "--vbench-extras", arity: arityZero, def: "False", vbenchOnly: true,
 		help: `vbench only: add the "vbench" object (version, scenario hash, scenario) to the result JSON and write the per-request records JSONL next to it`,
 		set:  func(n *namespace, _ []string) error { n.extras = true; return nil }},

@@ -57,8 +57,9 @@ func Format(s *scenario.Scenario) ([]string, error) {
 
 // Dropped lists the fields of s that Format leaves out because vllm bench
 // serve has no flag for them and they do not change the benchmark: the
-// name, and output.records false (vbench serve writes records only with
-// --vbench-extras).
+// name, output.records false (vbench serve writes records only with
+// --vbench-extras), and output.overwrite true (vbench serve's --overwrite
+// is vbench's, and vllm bench serve always replaces a result).
 func Dropped(s *scenario.Scenario) []string {
 	var out []string
 	if s.Name != "" {
@@ -66,6 +67,9 @@ func Dropped(s *scenario.Scenario) []string {
 	}
 	if !s.Output.Records {
 		out = append(out, "output.records false")
+	}
+	if s.Output.Overwrite {
+		out = append(out, "output.overwrite true")
 	}
 	return out
 }

@@ -154,3 +154,28 @@ func TestDropped(t *testing.T) {
 		t.Errorf("Dropped(default) = %q", got)
 	}
 }
+
+// vbench serve's --overwrite sets output.overwrite; vllm bench serve has no
+// such flag, so Format leaves it out and Dropped names it.
+func TestOverwrite(t *testing.T) {
+	s, err := Parse([]string{"--overwrite", "--save-result"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Output.Overwrite {
+		t.Fatal("--overwrite did not set output.overwrite")
+	}
+	args, err := Format(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(args, []string{"--save-result"}) {
+		t.Errorf("Format = %q, want only --save-result", args)
+	}
+	if d := Dropped(s); !slices.Contains(d, "output.overwrite true") {
+		t.Errorf("Dropped = %q, want output.overwrite true", d)
+	}
+	if def, _ := Parse(nil, Options{}); def.Output.Overwrite || slices.Contains(Dropped(def), "output.overwrite true") {
+		t.Error("output.overwrite set without the flag")
+	}
+}

@@ -329,6 +329,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	o := &sc.Output
 	o.SaveResult, o.SaveDetailed, o.AppendResult, o.DisableTqdm = n.saveResult, n.saveDetailed, n.appendResult, n.disableTqdm
 	o.ResultDir, o.ResultFilename, o.Label, o.Metadata = n.resultDir, n.resultFilename, n.label, n.metadata
+	o.Overwrite = n.overwrite
 
 	sources := map[string]string{}
 	for _, name := range p.given {

@@ -252,7 +252,7 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		return
 	}
 	st := c.startStream(rec)
-	now = arrivalClock(now, conn)
+	now = arrivalClock(now, conn, &rec.ReadLag)
 	if c.kind.Stream {
 		c.endStream(&st, readSSE(resp.Body, now, st.message))
 		return
@@ -296,8 +296,9 @@ func (c *Client) endStream(st *stream, err error) {
 // the kernel received the newest byte it returned, when conn has receive
 // timestamps (see package rxtime). A token is then timed when it reached
 // the host, not when the reading goroutine got to run, so a busy client
-// does not add its own delays to the server's latencies.
-func arrivalClock(now func() time.Duration, conn net.Conn) func() time.Duration {
+// does not add its own delays to the server's latencies. The largest such
+// age, the read lag, is kept in *readLag (a client-health signal).
+func arrivalClock(now func() time.Duration, conn net.Conn, readLag *time.Duration) func() time.Duration {
 	rc := rxtime.Of(conn)
 	if rc == nil {
 		return now
@@ -305,6 +306,9 @@ func arrivalClock(now func() time.Duration, conn net.Conn) func() time.Duration 
 	return func() time.Duration {
 		t := now()
 		if age, ok := rc.Age(time.Now()); ok {
+			if age > *readLag {
+				*readLag = age
+			}
 			return t - age
 		}
 		return t

@@ -421,7 +421,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	r.conn = cn
 	r.s.init()
 	defer r.s.release()
-	now = arrivalClock(now, cn.Conn)
+	now = arrivalClock(now, cn.Conn, &rec.ReadLag)
 	t, err := r.readHead(trace, now)
 	if err != nil {
 		if !r.gotByte && cn.used && ctx.Err() == nil && isStale(err) {

@@ -95,7 +95,8 @@ func TestArrivalClock(t *testing.T) {
 	defer server.Close()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
-	clock := arrivalClock(now, conn)
+	var readLag time.Duration
+	clock := arrivalClock(now, conn, &readLag)
 	if rxtime.Of(conn) == nil {
 		if runtime.GOOS == "linux" {
 			t.Fatal("dialled connection has no receive timestamps")
@@ -127,7 +128,11 @@ func TestArrivalClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	read, got := now(), clock()
+	after := now()
 	if got < sent || read-got < 25*time.Millisecond {
 		t.Errorf("stamped %v, sent at %v and read at %v: want the arrival, about 30ms before the read", got, sent, read)
+	}
+	if readLag < 25*time.Millisecond || readLag > after-sent {
+		t.Errorf("read lag %v, want the about 30ms the data waited before the read", readLag)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -538,7 +539,24 @@ func fill(st *Step, cfg *Config, res *run.Result, haveSim bool, before, after si
 	}
 	cl.GCCycles, cl.GCPauseMs = h.GC.Cycles, ms(h.GC.Pause)
 	cl.SendLag = SendLag{P50: ms(h.SendLagP50), P99: ms(h.SendLagP99), Max: ms(h.SendLagMax)}
-	cl.Warnings = h.Reasons
+	cl.Warnings = stepWarnings(h)
+}
+
+// stepWarnings are a step's client-health warnings: the client's own
+// signals (run.Health's Reasons), then, as in vbench run's health lines,
+// a saturated host with who kept it busy. A busy host distorts the
+// client's timing whoever keeps it busy, so calibrate warns about it
+// either way, but it blames other processes when they used most of it.
+func stepWarnings(h run.Health) []string {
+	w := slices.Clone(h.Reasons)
+	switch {
+	case h.HostNote == "":
+	case h.OthersBusy:
+		w = append(w, "other processes kept the host busy ("+h.HostNote+")")
+	default:
+		w = append(w, h.HostNote)
+	}
+	return w
 }
 
 // p99 is the 99th percentile of m.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/sim"
 )
 
@@ -188,5 +190,29 @@ func TestRunInProcess(t *testing.T) {
 	}
 	if got := strings.Count(out.String(), "\nconcurrency "); got != 2 {
 		t.Errorf("%d step tables in\n%s", got, out.String())
+	}
+}
+
+// Calibrate warns about a saturated host as vbench run does: the client's
+// own signals first, then the host, naming other processes when they kept
+// it busy.
+func TestStepWarnings(t *testing.T) {
+	llama := &run.ProcShare{PID: 412, Name: "llama-server", Share: 0.8}
+	tests := []struct {
+		name string
+		load run.Load
+		want []string
+	}{
+		{"quiet", run.Load{CPU: run.Usage{User: 100 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: 0.3, HostCores: 2}, nil},
+		{"others busy", run.Load{CPU: run.Usage{User: 80 * time.Millisecond}, Wall: time.Second, Procs: 8, HostBusy: 0.99, HostCores: 8, TopOther: llama},
+			[]string{"other processes kept the host busy (host CPU 99% busy, 98% by other processes (top: llama-server, pid 412, 80%))"}},
+		{"client busy", run.Load{CPU: run.Usage{User: 1900 * time.Millisecond}, Wall: time.Second, Procs: 2, HostBusy: 0.97, HostCores: 2},
+			[]string{"CPU 95% of 2 cores > 90%", "host CPU 97% busy, 2% by other processes"}},
+	}
+	for _, tt := range tests {
+		got := stepWarnings(run.ComputeHealth([]*record.Record{{}}, tt.load))
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -143,7 +143,7 @@ func experimentErr(err error) error {
 		return nil
 	case errors.Is(err, experiment.ErrGateFailed):
 		return &exitError{code: ExitGate, err: err}
-	case errors.Is(err, experiment.ErrUnsupported):
+	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput):
 		return usageErr(err)
 	}
 	return failErr(err)

@@ -36,8 +36,10 @@ results. --dry-run lists the runs; --resume skips runs whose result already
 exists with the same scenario hash.
 
 Exit codes: 0 success, 1 the run failed (e.g. every request failed), 2 bad
-usage or an invalid scenario, 3 a compare gate failed. An interrupted run
-(Ctrl-C) still writes what it has and exits 1.`
+usage or an invalid scenario (or a result location that cannot be written,
+or a result that would be overwritten: see --overwrite), 3 a compare gate
+failed. An interrupted run (Ctrl-C) still writes what it has, counts the
+requests it never sent apart from the failed ones, and exits 1.`
 
 const runExamples = `  vbench run scenarios/quickstart.cue
   vbench run scenarios/kimi-8k.cue --set target.base_url=http://gpu:8000
@@ -51,7 +53,7 @@ const runExamples = `  vbench run scenarios/quickstart.cue
 
 // experimentFlags are run's experiment switches.
 type experimentFlags struct {
-	resume, dryRun bool
+	resume, dryRun, overwrite bool
 }
 
 func newRunCmd(p Process) *cobra.Command {
@@ -70,6 +72,7 @@ func newRunCmd(p Process) *cobra.Command {
 	sf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&ef.resume, "resume", false, "experiments: skip runs whose result file exists with the same scenario hash")
 	cmd.Flags().BoolVar(&ef.dryRun, "dry-run", false, "list the runs (and their result files) without running them")
+	cmd.Flags().BoolVar(&ef.overwrite, "overwrite", false, "replace existing results (output.overwrite: true); without it vbench never overwrites a result")
 	return cmd
 }
 
@@ -84,7 +87,7 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 		if err != nil {
 			return usageErr(err)
 		}
-		_, err = experiment.Execute(cmd.Context(), plan, env, experiment.Options{Resume: ef.resume, DryRun: ef.dryRun})
+		_, err = experiment.Execute(cmd.Context(), plan, env, experiment.Options{Resume: ef.resume, DryRun: ef.dryRun, Overwrite: ef.overwrite})
 		return experimentErr(err)
 	}
 	if ef.resume {
@@ -94,17 +97,21 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 		_, err := fmt.Fprintf(p.Stdout, "single run (no sweep, repeat or compare) of scenario %s\n", sc.Hash())
 		return err
 	}
+	if ef.overwrite {
+		sc.Output.Overwrite = true
+	}
 	_, err = experiment.Run(cmd.Context(), sc, env)
 	return runErr(err)
 }
 
 // runErr maps a run's error to its exit code: 2 when the scenario asks for
-// something vbench cannot run (experiment.ErrUnsupported), else 1.
+// something vbench cannot run (experiment.ErrUnsupported) or its result
+// cannot be written (experiment.ErrOutput), else 1.
 func runErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, experiment.ErrUnsupported):
+	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput):
 		return usageErr(err)
 	}
 	return failErr(err)

@@ -18,7 +18,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"vbench": func() { os.Exit(cli.Main(os.Args[1:], cli.OS())) },
+		"vbench": func() {
+			fakeBusyHost()
+			os.Exit(cli.Main(os.Args[1:], cli.OS()))
+		},
 	})
 }
 
@@ -47,6 +50,7 @@ func TestScripts(t *testing.T) {
 			"waitrecords":  waitRecords,
 			"checkrecords": checkRecords,
 			"fakeserve":    fakeserve,
+			"stallserve":   stallserve,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

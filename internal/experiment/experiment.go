@@ -26,6 +26,10 @@ type Options struct {
 	Resume bool
 	// DryRun lists the runs and their result files instead of running them.
 	DryRun bool
+	// Overwrite lets the runs replace the results of an earlier run of the
+	// experiment (vbench run --overwrite), as output.overwrite does, but
+	// without changing the runs' scenarios and so their hashes.
+	Overwrite bool
 }
 
 // ErrUnsupported is wrapped by the errors of Check: the scenario is valid
@@ -70,6 +74,9 @@ var ErrGateFailed = errors.New("gate failed")
 func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.ExperimentSummary, error) {
 	if opt.DryRun {
 		return nil, writeDryRun(env.Stdout, plan, opt.Resume)
+	}
+	if err := checkPlanOutput(plan, opt.Resume || opt.Overwrite); err != nil {
+		return nil, err
 	}
 	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
 	// The results of the runs made now, in plan order (nil for the runs

@@ -41,3 +41,8 @@ type Folded = pipeline.Folded
 func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
 	return pipeline.Fold(ctx, path, env)
 }
+
+// ErrOutput is wrapped by the errors of the output checks made before a
+// run or an experiment: the results cannot be written where the scenario
+// says, or would replace earlier ones (pipeline.ErrOutput).
+var ErrOutput = pipeline.ErrOutput

@@ -226,7 +226,10 @@ func (s *Summary) Metric(name string) (MetricStats, bool) {
 }
 
 // Compute folds records (in request order) into the summary of a run that
-// lasted duration: an Accumulator fed recs, closed with duration.
+// lasted duration: an Accumulator fed recs, closed with duration. Records
+// marked NotSent (an interrupted run's requests still waiting for a
+// concurrency slot) are left out, as vLLM's outputs hold only the requests
+// that ran, so they count neither as completed nor as failed.
 func Compute(recs []*record.Record, duration time.Duration, opt Options) *Summary {
 	acc := NewAccumulator(opt)
 	for _, r := range recs {
@@ -254,15 +257,19 @@ func NewAccumulator(opt Options) *Accumulator {
 	return &Accumulator{opt: opt, sorted: true}
 }
 
-// Add takes one finished record.
+// Add takes one finished record; a record never sent (NotSent) is left
+// out (see Compute).
 func (a *Accumulator) Add(rec *record.Record) {
+	if rec.NotSent {
+		return
+	}
 	if n := len(a.recs); n > 0 && a.recs[n-1].Index > rec.Index {
 		a.sorted = false
 	}
 	a.recs = append(a.recs, rec)
 }
 
-// Len is the number of records added.
+// Len is the number of records added and kept (sent).
 func (a *Accumulator) Len() int { return len(a.recs) }
 
 // Close computes the summary of the records added, in request order (by

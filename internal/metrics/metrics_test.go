@@ -354,3 +354,17 @@ func TestAccumulatorOrderIndependent(t *testing.T) {
 		t.Errorf("empty accumulator: %+v", empty)
 	}
 }
+
+// Records never sent (an interrupted run's queued requests) are neither
+// completed nor failed, and have no entry in the per-request lists: vLLM's
+// outputs hold only the requests that ran.
+func TestComputeLeavesOutNotSent(t *testing.T) {
+	ok := &record.Record{Index: 0, Success: true, Start: 0, Chunks: []time.Duration{10 * time.Millisecond}, End: 20 * time.Millisecond, PromptLen: 4, OutputTokens: 2}
+	failed := &record.Record{Index: 1, Error: "request cancelled: context canceled"}
+	notSent := &record.Record{Index: 2, Error: "request cancelled before it was sent: context canceled", NotSent: true}
+	s := Compute([]*record.Record{ok, failed, notSent, notSent}, time.Second, Options{})
+	if s.Completed != 1 || s.Failed != 1 || len(s.Errors) != 2 || len(s.FailureErrors) != 1 || len(s.InputLens) != 2 {
+		t.Errorf("completed %d, failed %d, errors %q, failure errors %q, %d input lens; want 1, 1, 2 entries, 1, 2",
+			s.Completed, s.Failed, s.Errors, s.FailureErrors, len(s.InputLens))
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -11,7 +14,7 @@ import (
 	"github.com/vbench/vbench/internal/record"
 )
 
-// IsTerminal reports whether w is a terminal (a character device).
+// IsTerminal reports whether w is a terminal.
 func IsTerminal(w io.Writer) bool { return isTerminal(w) }
 
 // isTerminal reports whether w is a terminal (x/term's check, which
@@ -21,58 +24,184 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progress draws a one-line progress bar on a terminal: requests done of
-// total, elapsed time and ETA. It draws nothing when w is not a terminal
-// or when disabled, and at most ten times a second otherwise, so it costs
-// the run next to nothing.
+// progressIntervalEnv names the environment variable that sets the
+// heartbeat interval off a terminal (a Go duration such as "30s"); tests
+// set it short.
+const progressIntervalEnv = "VBENCH_PROGRESS_INTERVAL"
+
+// defaultHeartbeat is how often a run off a terminal reports its progress.
+const defaultHeartbeat = 10 * time.Second
+
+// progress reports a run's progress on w (stderr) unless disabled
+// (output.disable_tqdm). On a terminal it draws vLLM's tqdm bar in place,
+// at most ten times a second:
+//
+//	45%|█████████████▌                | 9/20 [00:02<00:02,  4.50it/s]
+//
+// Off a terminal (CI, nohup, a pipe), where a bar redrawn with \r would be
+// noise, it prints a heartbeat line every interval instead, from a
+// goroutine of its own so that a stalled run is still reported:
+//
+//	progress: 9/20 requests done (45%), 1 failed, 00:02 elapsed, 4.50 req/s
+//
+// and a last one when the run ends, if it printed any. done is all the
+// executor calls per request: two atomic adds, and on a terminal a clock
+// read.
 type progress struct {
 	w     io.Writer
 	total int
-	ndone int
+	ndone atomic.Int64
+	nfail atomic.Int64
 	start time.Time
-	last  time.Time
+	now   func() time.Time
+	tty   bool
 	on    bool
+
+	last time.Time // the terminal bar's last draw (done is serial)
+
+	mu    sync.Mutex // serialises the heartbeat's writes with finish
+	beats int        // heartbeat lines printed
+	stop  chan struct{}
+	ended chan struct{}
 }
 
 func newProgress(w io.Writer, total int, disabled bool) *progress {
-	return &progress{w: w, total: total, start: time.Now(), on: !disabled && isTerminal(w)}
+	interval := defaultHeartbeat
+	if v := os.Getenv(progressIntervalEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			interval = d
+		}
+	}
+	var tick <-chan time.Time
+	stopTick := func() {}
+	tty := isTerminal(w)
+	if !disabled && !tty {
+		t := time.NewTicker(interval)
+		tick, stopTick = t.C, t.Stop
+	}
+	return startProgress(w, total, disabled, tty, time.Now, tick, stopTick)
+}
+
+// startProgress is newProgress with the terminal test, the clock and the
+// heartbeat ticker given: off a terminal a heartbeat line is printed on
+// each tick, as of the tick's time, until finish, which calls stopTick.
+func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.Time, tick <-chan time.Time, stopTick func()) *progress {
+	p := &progress{w: w, total: total, start: now(), now: now, tty: tty, on: !disabled}
+	if p.on && !tty && tick != nil {
+		p.stop, p.ended = make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(p.ended)
+			defer stopTick()
+			for {
+				select {
+				case t := <-tick:
+					p.mu.Lock()
+					p.beats++
+					fmt.Fprintln(p.w, p.heartbeat(t))
+					p.mu.Unlock()
+				case <-p.stop:
+					return
+				}
+			}
+		}()
+	}
+	return p
 }
 
 // done counts one finished request; the executor calls it serially.
-func (p *progress) done(*record.Record) {
-	p.ndone++
+func (p *progress) done(rec *record.Record) {
+	n := p.ndone.Add(1)
+	if !rec.Success {
+		p.nfail.Add(1)
+	}
+	if !p.on || !p.tty {
+		return
+	}
+	if now := p.now(); now.Sub(p.last) >= 100*time.Millisecond || int(n) == p.total {
+		p.last = now
+		fmt.Fprint(p.w, "\r"+p.bar(now))
+	}
+}
+
+// bar is tqdm's default bar line ("{l_bar}{bar}| {n_fmt}/{total_fmt}
+// [{elapsed}<{remaining}, {rate_fmt}]") at now, 30 cells wide with
+// eighth-cell steps.
+func (p *progress) bar(now time.Time) string {
+	n, total := int(p.ndone.Load()), p.total
+	elapsed := now.Sub(p.start)
+	frac := 0.0
+	if total > 0 {
+		frac = min(float64(n)/float64(total), 1)
+	}
+	const width = 30
+	eighths := int(frac * width * 8)
+	full, part := eighths/8, eighths%8
+	var b strings.Builder
+	fmt.Fprintf(&b, "%3.0f%%|", 100*frac)
+	b.WriteString(strings.Repeat("█", full))
+	if full < width {
+		if part > 0 {
+			b.WriteRune([]rune(" ▏▎▍▌▋▊▉")[part])
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.Repeat(" ", width-full-1))
+	}
+	rate, remaining := "?", "?"
+	if s := elapsed.Seconds(); n > 0 && s > 0 {
+		r := float64(n) / s
+		rate = fmt.Sprintf("%5.2f", r)
+		remaining = tqdmInterval(time.Duration(float64(total-n) / r * float64(time.Second)))
+	}
+	fmt.Fprintf(&b, "| %d/%d [%s<%s, %sit/s]", n, total, tqdmInterval(elapsed), remaining, rate)
+	return b.String()
+}
+
+// heartbeat is the progress line printed off a terminal at now.
+func (p *progress) heartbeat(now time.Time) string {
+	n, failed := p.ndone.Load(), p.nfail.Load()
+	elapsed := now.Sub(p.start)
+	pct := 0.0
+	if p.total > 0 {
+		pct = 100 * float64(n) / float64(p.total)
+	}
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(n) / s
+	}
+	return fmt.Sprintf("progress: %d/%d requests done (%.0f%%), %d failed, %s elapsed, %.2f req/s",
+		n, p.total, pct, failed, tqdmInterval(elapsed), rate)
+}
+
+// tqdmInterval is tqdm's format_interval: "mm:ss", or "h:mm:ss" from an
+// hour on, truncated to the second.
+func tqdmInterval(d time.Duration) string {
+	s := int64(max(d, 0) / time.Second)
+	h, m := s/3600, s/60%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", m, s%60)
+}
+
+// finish ends the bar's line on a terminal; off one it stops the heartbeat
+// and, if it printed any, prints the final count.
+func (p *progress) finish() {
 	if !p.on {
 		return
 	}
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond || p.ndone == p.total {
-		p.last = now
-		p.draw(now)
+	if p.tty {
+		fmt.Fprintln(p.w, "\r"+p.bar(p.now()))
+		return
 	}
-}
-
-func (p *progress) draw(now time.Time) {
-	elapsed := now.Sub(p.start)
-	eta := "?"
-	if p.ndone > 0 {
-		left := time.Duration(float64(elapsed) / float64(p.ndone) * float64(p.total-p.ndone))
-		eta = left.Round(time.Second).String()
+	if p.stop == nil {
+		return
 	}
-	const width = 30
-	filled := width * p.ndone / max(p.total, 1)
-	bar := make([]byte, width)
-	for i := range bar {
-		bar[i] = ' '
-		if i < filled {
-			bar[i] = '#'
-		}
-	}
-	fmt.Fprintf(p.w, "\r%3d%%|%s| %d/%d [%s<%s]", 100*p.ndone/max(p.total, 1), bar, p.ndone, p.total, elapsed.Round(time.Second), eta)
-}
-
-// finish ends the bar's line.
-func (p *progress) finish() {
-	if p.on {
-		p.draw(time.Now())
-		fmt.Fprintln(p.w)
+	close(p.stop)
+	<-p.ended
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.beats > 0 {
+		fmt.Fprintln(p.w, p.heartbeat(p.now()))
 	}
 }

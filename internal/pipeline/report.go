@@ -27,9 +27,12 @@ type vbenchInfo struct {
 	Experiment any `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
-	// Interrupted marks a run cancelled before it finished: its requests
-	// that never ran count as failed, so --resume must not take it as done.
+	// Interrupted marks a run cancelled before it finished, so --resume
+	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// NotSent is the number of requests an interrupted run never sent:
+	// vLLM's "completed" and "failed" count only the requests that ran.
+	NotSent int `json:"not_sent,omitempty"`
 }
 
 // runFiles are a run's output files, named before the run starts.
@@ -67,16 +70,18 @@ func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvM
 	return f
 }
 
-// createRecords creates the run's records file at path, with its header:
-// this host, shard 0/1, the scenario's hash and (redacted) text, and this
-// vbench's version; the run fills in its start.
-func createRecords(sc *scenario.Scenario, path string) (*record.FileSink, error) {
+// createRecords creates the run's records file at path with create
+// (record.CreateFile or record.CreateNewFile), with its header: this host,
+// shard 0/1, the scenario's hash and (redacted) text, and this vbench's
+// version; the run fills in its start. An error from create is wrapped, so
+// fs.ErrExist still matches.
+func createRecords(sc *scenario.Scenario, path string, create func(string, record.Header) (*record.FileSink, error)) (*record.FileSink, error) {
 	host, _ := os.Hostname()
 	text, err := json.Marshal(sc.Redacted())
 	if err != nil {
 		return nil, fmt.Errorf("writing the records: %w", err)
 	}
-	f, err := record.CreateFile(path, record.Header{Host: host, Shard: "0/1", ScenarioHash: sc.Hash(), Version: version.Version, Scenario: text})
+	f, err := create(path, record.Header{Host: host, Shard: "0/1", ScenarioHash: sc.Hash(), Version: version.Version, Scenario: text})
 	if err != nil {
 		return nil, fmt.Errorf("writing the records: %w", err)
 	}
@@ -84,11 +89,12 @@ func createRecords(sc *scenario.Scenario, path string) (*record.FileSink, error)
 }
 
 // writeReports prints the failure lines and the result block, then writes
-// the result JSON when the scenario asks, unless recErr says the records
-// it would name were not all written. planned is the number of requests
-// the run was to send.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, recErr error, env Env, out *Outcome) error {
-	if err := env.observer().Result(report.ConsoleInput{
+// the result JSON when the scenario asks (see writeResult; fresh says no
+// file may be replaced), unless recErr says the records it would name were
+// not all written. planned is the number of requests the run was to send.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, env Env, out *Outcome) error {
+	obs := env.observer()
+	if err := obs.Result(report.ConsoleInput{
 		Summary:        sum,
 		MaxConcurrency: sc.Load.MaxConcurrency,
 		RequestRate:    float64(sc.Load.RequestRate),
@@ -101,7 +107,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return nil
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted}
+		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted, NotSent: out.NotSent}
 	if files.records != "" {
 		out.RecordsPath = files.records
 		info.Records = filepath.Base(out.RecordsPath)
@@ -121,11 +127,12 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	if recErr != nil {
 		return recErr
 	}
-	if err := report.WriteResultFile(path, data, o.AppendResult); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
+	path, err = writeResult(files, data, fresh, o.AppendResult, obs.Diagnostic)
+	if err != nil {
+		return err
 	}
 	out.ResultPath, out.ResultJSON = path, data
-	env.observer().Saved(path)
+	obs.Saved(path)
 	return nil
 }
 

@@ -30,6 +30,10 @@ type Outcome struct {
 	RecordsPath string
 	// Interrupted reports the run was cancelled before it finished.
 	Interrupted bool
+	// NotSent is the number of planned requests never sent (an
+	// interrupted run's): they are in neither Summary.Completed nor
+	// Summary.Failed.
+	NotSent int
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
 	// ResultJSON is the result JSON document the run saved (nil when not
@@ -60,6 +64,12 @@ func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp an
 func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
+	}
+	if err := checkRun(sc); err != nil {
+		return nil, err
+	}
+	if err := checkOutput(sc, exp != nil); err != nil {
+		return nil, err
 	}
 	pr, err := prepare(ctx, sc, env)
 	if err != nil {
@@ -96,7 +106,8 @@ func (pr *preparedRun) close() {
 // prepare resolves and builds the stages of a run, in order: the tokenizer,
 // the target (starting the built-in simulator), the dataset, the backend
 // client with the prepared requests, and the schedule. Nothing is sent to
-// the benchmark endpoint yet. On error the stages made so far are
+// the benchmark endpoint yet; the caller has checked sc (checkRun) and
+// its output location (checkOutput). On error the stages made so far are
 // released.
 func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRun, err error) {
 	pr := &preparedRun{sc: sc}
@@ -105,9 +116,6 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 			pr.close()
 		}
 	}()
-	if err := checkRun(sc); err != nil {
-		return nil, err
-	}
 	ep := newEndpoint(sc)
 	tok, tokName, err := loadTokenizerEnv(ctx, sc, env, ep)
 	if err != nil {
@@ -204,8 +212,15 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	obs.Traffic(traffic)
 
 	// The output files are named, and the records file opened, before the
-	// run: the records stream into it as they complete.
-	files := planFiles(sc, tgt.modelID, env.Now(), env.Argv)
+	// run: the records stream into it as they complete. A computed name, or an explicit one that was free before the run
+	// (checkOutput) and may not be replaced, is never overwritten; an
+	// experiment's planned names were checked by checkPlanOutput.
+	o := sc.Output
+	fresh := !o.AppendResult && (o.ResultFilename == "" || (!o.Overwrite && exp == nil))
+	files, recFile, err := claimFiles(sc, planFiles(sc, tgt.modelID, env.Now(), env.Argv), fresh, obs.Diagnostic)
+	if err != nil {
+		return nil, err
+	}
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
@@ -216,12 +231,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	})
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
-	var recFile *record.FileSink
-	if files.records != "" {
-		var err error
-		if recFile, err = createRecords(sc, files.records); err != nil {
-			return nil, err
-		}
+	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
 
@@ -246,14 +256,14 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	sum := acc.Close(res.Duration)
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, experiment: exp, Health: run.ComputeHealth(res.Records, load)}
-	err := writeReports(sc, tgt, tokName, sum, res, len(prepared), files, recErr, env, out)
-	obs.Health(healthLines(out.Health))
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, env, out)
+	obs.Health(notSentText(out.NotSent, len(prepared)) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
 	if res.Interrupted {
-		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", len(res.Records), len(prepared), ctx.Err())
+		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent(), len(prepared), ctx.Err())
 	}
 	if sum.Completed == 0 {
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(res.Records))

@@ -469,7 +469,8 @@ func (l *eventLog) Health(text string) { l.events = append(l.events, "health") }
 // A run tells its observer what it does instead of printing: with an
 // observer nothing reaches stdout or stderr.
 func TestRunObserver(t *testing.T) {
-	src := base + "load: {num_warmups: 2, ready_check_timeout_sec: 5}\noutput: disable_tqdm: true\n"
+	// The second run writes the same result file again: overwrite.
+	src := base + "load: {num_warmups: 2, ready_check_timeout_sec: 5}\noutput: {disable_tqdm: true, overwrite: true}\n"
 	dir := t.TempDir()
 	sc, err := scenario.LoadBytes("test.cue", []byte(src), scenario.Options{Sets: []string{`output.result_dir="` + dir + `"`}})
 	if err != nil {

@@ -46,6 +46,15 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Status is the HTTP status code, 0 if no response was received.
 	Status int `json:"status,omitempty"`
+	// ReadLag is the longest time one of the response's reads returned
+	// after the kernel had received the data it returned (receive
+	// timestamps, Linux plain-TCP connections); 0 when unknown. A client
+	// that keeps up reads within microseconds.
+	ReadLag time.Duration `json:"read_lag_ns,omitempty"`
+	// NotSent marks a request that was released but never sent: the run
+	// was cancelled while it waited for a concurrency slot. It is neither a
+	// success nor a failure (vLLM's outputs hold only requests that ran).
+	NotSent bool `json:"not_sent,omitempty"`
 }
 
 // TTFT is the time to first token in seconds (0 when no chunk arrived).

@@ -78,10 +78,21 @@ type FileSink struct {
 // its directory, for a run described by h; the run's start is filled in
 // by Start.
 func CreateFile(path string, h Header) (*FileSink, error) {
+	return create(path, h, os.O_TRUNC)
+}
+
+// CreateNewFile is CreateFile for a path that must not exist yet: when it
+// does, the error wraps fs.ErrExist and the file is left as it was.
+func CreateNewFile(path string, h Header) (*FileSink, error) {
+	return create(path, h, os.O_EXCL)
+}
+
+// create opens path for writing with O_CREATE and flag (O_TRUNC or O_EXCL).
+func create(path string, h Header, flag int) (*FileSink, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create records directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create records file: %w", err)
 	}

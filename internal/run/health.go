@@ -15,10 +15,15 @@ const (
 	// MaxHealthySendLagP99 is the largest healthy 99th percentile of send
 	// lag: beyond it the dispatcher fell behind its schedule.
 	MaxHealthySendLagP99 = 10 * time.Millisecond
+	// MaxHealthyReadLagP99 is the largest healthy 99th percentile of the
+	// requests' read lag (record.ReadLag): beyond it the client was late
+	// reading responses, so tokens that arrived apart were read together.
+	MaxHealthyReadLagP99 = 10 * time.Millisecond
 	// MaxHealthyCPUFraction is the largest healthy share of the available
 	// CPU (wall time × GOMAXPROCS) the client may use, and of the host's
-	// CPU that may be busy (a saturated host delays the client's reads
-	// whoever is using it).
+	// CPU that may be busy (a saturated host can delay the client's reads
+	// whoever is using it: when other processes kept it busy, Health says
+	// so in HostNote, but does not blame the client).
 	MaxHealthyCPUFraction = 0.9
 )
 
@@ -34,6 +39,10 @@ type Load struct {
 	GC GCStats
 	// HostBusy is the busy share of the host's CPU, or -1 when unknown.
 	HostBusy float64
+	// HostCores is the number of CPUs of the host (0 when unknown).
+	HostCores int
+	// TopOther is the busiest other process during the run, or nil.
+	TopOther *ProcShare
 	// WithSimulator says the process also ran the server (vbench's
 	// built-in simulator), so CPU is not the client's alone.
 	WithSimulator bool
@@ -48,6 +57,11 @@ type Health struct {
 	// SendLagP50, SendLagP99 and SendLagMax are percentiles (numpy's linear
 	// interpolation) and the maximum of Released−Intended.
 	SendLagP50, SendLagP99, SendLagMax time.Duration
+	// ReadLagRequests is the number of requests whose read lag is known
+	// (receive timestamps); ReadLagP50, ReadLagP99 and ReadLagMax are the
+	// percentiles and maximum of their record.ReadLag.
+	ReadLagRequests                    int
+	ReadLagP50, ReadLagP99, ReadLagMax time.Duration
 	// CPU is the client's CPU time during the run.
 	CPU Usage
 	// Wall is the run's duration.
@@ -61,22 +75,41 @@ type Health struct {
 	// HostBusy is the busy share of the whole host's CPU during the run
 	// (every process), or -1 when unknown.
 	HostBusy float64
+	// HostCores is the number of CPUs of the host (0 when unknown).
+	HostCores int
+	// TopOther is the other process that used the most of the host's CPU
+	// during the run (Linux), or nil.
+	TopOther *ProcShare
 	// WithSimulator says CPU includes the built-in simulator's; the CPU
 	// criterion of ClientBound is then skipped.
 	WithSimulator bool
-	// ClientBound is set when SendLagP99 > MaxHealthySendLagP99, or
-	// CPUFraction (unless WithSimulator) or HostBusy >
-	// MaxHealthyCPUFraction; Reasons says which.
+	// ClientBound is set on the client's own signals only: when
+	// SendLagP99 > MaxHealthySendLagP99, ReadLagP99 >
+	// MaxHealthyReadLagP99, or CPUFraction (unless WithSimulator) >
+	// MaxHealthyCPUFraction; Reasons says which. A busy
+	// host alone does not set it (see HostNote).
 	ClientBound bool
 	// Reasons lists the exceeded thresholds, in words.
 	Reasons []string
+	// OthersBusy is set when HostBusy > MaxHealthyCPUFraction and other
+	// processes, not the client, used most of the host's busy time (or the
+	// split is unknown).
+	OthersBusy bool
+	// ClientHostShare is the client's share of the whole host's CPU
+	// (CPU / (Wall × HostCores)), or -1 when HostCores is unknown.
+	ClientHostShare float64
+	// HostNote says in words that the host was saturated and by whom
+	// ("host CPU 97% busy, 94% by other processes (top: llama-server, pid
+	// 412, 80%)"), or "" when HostBusy ≤ MaxHealthyCPUFraction.
+	HostNote string
 }
 
 // ComputeHealth derives the client-health numbers from the run's records
 // and the resource use measured around it. It is a pure function.
 func ComputeHealth(recs []*record.Record, load Load) Health {
 	cpu, wall, procs := load.CPU, load.Wall, load.Procs
-	h := Health{Requests: len(recs), CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy, WithSimulator: load.WithSimulator}
+	h := Health{Requests: len(recs), CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy,
+		HostCores: load.HostCores, TopOther: load.TopOther, WithSimulator: load.WithSimulator, ClientHostShare: -1}
 	lags := make([]float64, len(recs))
 	for i, r := range recs {
 		lags[i] = r.SendLag().Seconds()
@@ -86,6 +119,17 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 	if len(lags) > 0 {
 		h.SendLagMax = seconds(slices.Max(lags))
 	}
+	var reads []float64
+	for _, r := range recs {
+		if r.ReadLag > 0 {
+			reads = append(reads, r.ReadLag.Seconds())
+		}
+	}
+	if h.ReadLagRequests = len(reads); len(reads) > 0 {
+		h.ReadLagP50 = seconds(metrics.Percentile(reads, 50))
+		h.ReadLagP99 = seconds(metrics.Percentile(reads, 99))
+		h.ReadLagMax = seconds(slices.Max(reads))
+	}
 	if wall > 0 && procs > 0 {
 		h.CPUFraction = cpu.Total().Seconds() / (wall.Seconds() * float64(procs))
 	}
@@ -93,15 +137,30 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("send lag p99 %s ms > %s ms",
 			Millis(h.SendLagP99), Millis(MaxHealthySendLagP99)))
 	}
+	if h.ReadLagP99 > MaxHealthyReadLagP99 {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("read lag p99 %s ms > %s ms",
+			Millis(h.ReadLagP99), Millis(MaxHealthyReadLagP99)))
+	}
 	if h.CPUFraction > MaxHealthyCPUFraction && !h.WithSimulator {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("CPU %.0f%% of %d cores > %.0f%%",
 			100*h.CPUFraction, procs, 100*MaxHealthyCPUFraction))
 	}
-	if h.HostBusy > MaxHealthyCPUFraction {
-		h.Reasons = append(h.Reasons, fmt.Sprintf("host CPU %.0f%% busy > %.0f%%",
-			100*h.HostBusy, 100*MaxHealthyCPUFraction))
-	}
 	h.ClientBound = len(h.Reasons) > 0
+	if wall > 0 && load.HostCores > 0 {
+		h.ClientHostShare = min(cpu.Total().Seconds()/(wall.Seconds()*float64(load.HostCores)), 1)
+	}
+	if h.HostBusy > MaxHealthyCPUFraction {
+		h.HostNote = fmt.Sprintf("host CPU %.0f%% busy", 100*h.HostBusy)
+		others := -1.0
+		if h.ClientHostShare >= 0 {
+			others = max(h.HostBusy-h.ClientHostShare, 0)
+			h.HostNote += fmt.Sprintf(", %.0f%% by other processes", 100*others)
+		}
+		if t := h.TopOther; t != nil {
+			h.HostNote += fmt.Sprintf(" (top: %s, pid %d, %.0f%%)", t.Name, t.PID, 100*t.Share)
+		}
+		h.OthersBusy = others < 0 || others >= h.ClientHostShare
+	}
 	return h
 }
 

@@ -66,9 +66,13 @@ type Starter interface {
 
 // Result is what a run produced.
 type Result struct {
-	// Records holds one record per request, in request order. Requests never
-	// released (the run was cancelled first) are absent from it.
+	// Records holds one record per released request, in request order.
+	// Requests never released (the run was cancelled first) are absent from
+	// it; released ones that were cancelled while they waited for a
+	// concurrency slot are marked NotSent.
 	Records []*record.Record
+	// Planned is the number of requests the plan had.
+	Planned int
 	// Duration is from the run start until the last request finished.
 	Duration time.Duration
 	// Start is the wall-clock time the run started.
@@ -85,11 +89,33 @@ type Result struct {
 	// HostBusy is the share of the whole host's CPU time that was busy
 	// during the run (any process), or -1 when unknown.
 	HostBusy float64
+	// HostCores is the number of CPUs of the host (0 when unknown).
+	HostCores int
+	// TopOther is the other process that used the most of the host's CPU
+	// during the run (Linux), or nil.
+	TopOther *ProcShare
 }
+
+// Sent is the number of requests actually sent: the records not marked
+// NotSent.
+func (r *Result) Sent() int {
+	n := 0
+	for _, rec := range r.Records {
+		if !rec.NotSent {
+			n++
+		}
+	}
+	return n
+}
+
+// NotSent is the number of planned requests that were never sent: those
+// never released, and those released but cancelled before a concurrency
+// slot freed.
+func (r *Result) NotSent() int { return r.Planned - r.Sent() }
 
 // Load returns the resource use measured around the run.
 func (r *Result) Load() Load {
-	return Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy}
+	return Load{CPU: r.CPU, Wall: r.Duration, Procs: r.Procs, GC: r.GC, HostBusy: r.HostBusy, HostCores: r.HostCores, TopOther: r.TopOther}
 }
 
 // Health returns the client-health numbers of the run (see ComputeHealth).
@@ -127,7 +153,8 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	}
 	procs := runtime.GOMAXPROCS(0)
 	gc0 := readGCStats()
-	host0 := ReadHostCPU()
+	procs0 := hostProbe.procs()
+	host0 := hostProbe.cpu()
 	cpu0 := ReadUsage()
 	start := time.Now()
 	now := func() time.Duration { return time.Since(start) }
@@ -143,6 +170,7 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 			if queued && ctx.Err() != nil {
 				rec.Start = now()
 				rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
+				rec.NotSent = true
 			} else {
 				sender.Send(ctx, rec.Index, rec, now)
 			}
@@ -184,10 +212,12 @@ dispatch:
 		close(finished)
 		<-sunk
 	}
-	return &Result{
-		Records: recs[:released], Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
-		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs, HostBusy: ReadHostCPU().BusyFraction(host0),
+	res := &Result{
+		Records: recs[:released], Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
+		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs,
 	}
+	res.setHostLoad(host0, procs0)
+	return res
 }
 
 // drain hands each finished record to the sinks in turn, after telling

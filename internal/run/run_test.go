@@ -104,6 +104,11 @@ func TestRunCancelKeepsRecords(t *testing.T) {
 		if len(res.Records) != 2 {
 			t.Fatalf("got %d records, want the 2 released before the cancel", len(res.Records))
 		}
+		// Sent and failed (in flight at the cancel) are not "not sent"; the
+		// 2 never released are.
+		if res.Sent() != 2 || res.NotSent() != 2 {
+			t.Errorf("sent %d, not sent %d; want 2, 2", res.Sent(), res.NotSent())
+		}
 		for _, r := range res.Records {
 			if r.Success || r.Error == "" {
 				t.Errorf("request %d: success=%v error=%q, want a cancelled failure", r.Index, r.Success, r.Error)

@@ -486,9 +486,13 @@ type Output struct {
 	// an existing file (--append-result). ResultDir ("" = working directory)
 	// and ResultFilename ("" = vLLM's name) say where it goes; Label prefixes
 	// the file name and is recorded in the result (--label).
-	SaveResult     bool     `json:"save_result"`
-	SaveDetailed   bool     `json:"save_detailed"`
-	AppendResult   bool     `json:"append_result"`
+	SaveResult   bool `json:"save_result"`
+	SaveDetailed bool `json:"save_detailed"`
+	AppendResult bool `json:"append_result"`
+	// Overwrite lets a run replace an existing result (vbench only, see
+	// the schema's output.overwrite); it is left out of the canonical form
+	// when false, so it does not change the hash of other scenarios.
+	Overwrite      bool     `json:"overwrite,omitempty"`
 	ResultDir      string   `json:"result_dir,omitempty"`
 	ResultFilename string   `json:"result_filename,omitempty"`
 	Label          string   `json:"label,omitempty"`

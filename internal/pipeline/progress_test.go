@@ -1,0 +1,130 @@
+package pipeline
+
+import (
+	"bytes"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+// fakeClock is a clock the test moves; safe to read from the heartbeat
+// goroutine.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+func TestTqdmInterval(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "00:00"}, {-time.Second, "00:00"}, {1999 * time.Millisecond, "00:01"},
+		{75 * time.Second, "01:15"}, {59*time.Minute + 59*time.Second, "59:59"},
+		{time.Hour + 2*time.Minute + 3*time.Second, "1:02:03"}, {100 * time.Hour, "100:00:00"},
+	} {
+		if got := tqdmInterval(tt.d); got != tt.want {
+			t.Errorf("tqdmInterval(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// On a terminal the bar has tqdm's elements: percentage, bar, count,
+// mm:ss elapsed<remaining and the rate in it/s.
+func TestProgressBar(t *testing.T) {
+	tests := []struct {
+		done    int
+		elapsed time.Duration
+		want    string
+	}{
+		{0, 0, "  0%|                              | 0/20 [00:00<?, ?it/s]"},
+		{9, 2 * time.Second, " 45%|█████████████▌                | 9/20 [00:02<00:02,  4.50it/s]"},
+		{1, 10 * time.Second, "  5%|█▌                            | 1/20 [00:10<03:10,  0.10it/s]"},
+		{20, 4 * time.Second, "100%|██████████████████████████████| 20/20 [00:04<00:00,  5.00it/s]"},
+	}
+	for _, tt := range tests {
+		var clk fakeClock
+		p := startProgress(&bytes.Buffer{}, 20, false, true, clk.now, nil, nil)
+		p.ndone.Store(int64(tt.done))
+		clk.advance(tt.elapsed)
+		if got := p.bar(clk.now()); got != tt.want {
+			t.Errorf("%d done after %v:\n got %q\nwant %q", tt.done, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+// On a terminal done redraws the bar in place at most ten times a second,
+// and always at the last request; finish ends the line.
+func TestProgressTerminalRedraws(t *testing.T) {
+	var clk fakeClock
+	clk.advance(time.Hour) // the first draw is due at once
+	var out bytes.Buffer
+	p := startProgress(&out, 3, false, true, clk.now, nil, nil)
+	ok := &record.Record{Success: true}
+	p.done(ok)
+	clk.advance(10 * time.Millisecond)
+	p.done(ok) // too soon: not drawn
+	p.done(ok) // the last: drawn
+	p.finish()
+	if got := strings.Count(out.String(), "\r"); got != 3 {
+		t.Errorf("%d draws, want 3 (first, last, finish):\n%q", got, out.String())
+	}
+	if !strings.HasSuffix(out.String(), "| 3/3 [00:00<00:00, 300.00it/s]\n") {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+// Off a terminal a heartbeat line is printed on each tick, with the
+// requests done, the failures, the elapsed time and the rate, and a last
+// one at the end; nothing is drawn per request.
+func TestProgressHeartbeat(t *testing.T) {
+	var clk fakeClock
+	var out bytes.Buffer
+	tick := make(chan time.Time) // unbuffered: a send returns once received
+	stopped := false
+	p := startProgress(&out, 5, false, false, clk.now, tick, func() { stopped = true })
+	ok, bad := &record.Record{Success: true}, &record.Record{Error: "boom"}
+	p.done(ok)
+	p.done(bad)
+	p.done(ok)
+	if out.Len() != 0 {
+		t.Fatalf("drawn per request off a terminal: %q", out.String())
+	}
+	clk.advance(10 * time.Second)
+	tick <- clk.now()
+	clk.advance(10 * time.Second)
+	tick <- clk.now() // received once the first line is written
+	clk.advance(10 * time.Second)
+	p.finish()
+	want := "progress: 3/5 requests done (60%), 1 failed, 00:10 elapsed, 0.30 req/s\n" +
+		"progress: 3/5 requests done (60%), 1 failed, 00:20 elapsed, 0.15 req/s\n" +
+		"progress: 3/5 requests done (60%), 1 failed, 00:30 elapsed, 0.10 req/s\n"
+	if out.String() != want {
+		t.Errorf("heartbeat:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if !stopped {
+		t.Error("ticker not stopped")
+	}
+}
+
+// A run shorter than the interval prints nothing; disabled prints nothing
+// at all.
+func TestProgressQuiet(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		disabled, tty bool
+	}{{"short run off a terminal", false, false}, {"disabled off a terminal", true, false}, {"disabled on a terminal", true, true}} {
+		var clk fakeClock
+		var out bytes.Buffer
+		tick := make(chan time.Time)
+		p := startProgress(&out, 2, tt.disabled, tt.tty, clk.now, tick, func() {})
+		p.done(&record.Record{Success: true})
+		p.finish()
+		if out.Len() != 0 {
+			t.Errorf("%s: %q", tt.name, out.String())
+		}
+	}
+}
