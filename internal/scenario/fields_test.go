@@ -114,6 +114,7 @@ var implemented = map[string]string{
 	"output.metadata":        "result keys; report/result_test.go",
 	"output.records":         "per-request JSONL; testdata/script/run_sim.txtar",
 	"output.disable_tqdm":    "progress bar; testdata/script/serve_run.txtar",
+	"output.overwrite":       "replace an existing result; testdata/script/output_no_overwrite.txtar",
 
 	"sweep.axes":        "testdata/script/sweep_concurrency.txtar",
 	"sweep.mode":        "experiment/plan_test.go",
