@@ -21,8 +21,11 @@ type badInput struct {
 	// issue is the issue item the row pins ("11.1" is issue 11, item 1).
 	issue string
 	files map[string]string
-	args  []string
-	exit  int
+	// copies are files copied into the working directory: name there →
+	// path from this package's directory.
+	copies map[string]string
+	args   []string
+	exit   int
 	// stderr and stdout are regular expressions (multi-line mode) that
 	// must match; an empty one is not checked.
 	stderr, stdout string
@@ -68,6 +71,27 @@ var badInputs = []badInput{
 		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
 		stderr: `^vbench: load\.num_prompts 1000000000000: the prepared requests need about [0-9.]+ PiB .* more than the [0-9.]+ [KMGT]iB available`, notStderr: `fatal error`},
 
+	// Item 3: an output location that cannot hold results fails before
+	// the first request, not after the run.
+	{name: "result dir under a regular file", issue: "11.3",
+		files: map[string]string{"afile": "x", "s.cue": "target: simulator: {}\ntokenizer: name: \"o200k_base\"\nload: num_prompts: 2\noutput: {save_result: true, result_dir: \"afile/sub\"}\n"},
+		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: results cannot be written to afile/sub \(--result-dir, output\.result_dir\): mkdir afile: not a directory`, notStderr: `Serving Benchmark Result`},
+	{name: "result dir in /proc", issue: "11.3",
+		files: map[string]string{"s.cue": "target: simulator: {}\ntokenizer: name: \"o200k_base\"\nload: num_prompts: 2\noutput: {save_result: true, result_dir: \"/proc/vbench-results\"}\n"},
+		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `^vbench: results cannot be written to /proc/vbench-results`},
+
+	// Item 6: typos get a suggestion and exit 2, whichever command sees them.
+	{name: "tokenizer name typo", issue: "11.6",
+		files: map[string]string{"s.cue": "tokenizer: name: \"o300k_base\"\n"},
+		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,
+		stderr: `unknown tokenizer "o300k_base"; did you mean o200k_base\?`},
+	{name: "compare gate metric typo", issue: "11.6",
+		copies: map[string]string{"a.json": "../experiment/testdata/random-basic.json", "b.json": "../experiment/testdata/random-basic.json"},
+		args:   []string{"compare", "a.json", "b.json", "--max-increase", "p99_ttfx_ms=5%"}, exit: cli.ExitUsage,
+		stderr: `^vbench: --max-increase p99_ttfx_ms=5%: "p99_ttfx_ms" is not a metric \(did you mean p99_ttft_ms\?\)`},
+
 	// Item 7: a base URL on a simulator scenario replaces the simulator.
 	{name: "--set base_url on a simulator scenario", issue: "11.7",
 		files: map[string]string{"s.cue": "target: simulator: {}\n"},
@@ -85,6 +109,15 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range badInputs {
 		t.Run(tc.issue+" "+tc.name, func(t *testing.T) {
 			dir := t.TempDir()
+			for name, src := range tc.copies {
+				data, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for name, content := range tc.files {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 					t.Fatal(err)
