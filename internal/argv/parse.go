@@ -10,6 +10,7 @@ import (
 
 	"github.com/vbench/vbench/internal/py"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/typo"
 )
 
 // Options control Parse.
@@ -220,34 +221,7 @@ func (p *parser) checkChoice(f *flagDef, vals []string) error {
 // suggest returns the option closest to name when it is close enough to
 // be a typo (an edit distance of at most a quarter of its length), else "".
 func suggest(name string) string {
-	best, bestDist := "", len(name)/4+1
-	for _, o := range optionNames {
-		if d := editDistance(name, o); d < bestDist {
-			best, bestDist = o, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return typo.Closest(name, optionNames, len(name)/4)
 }
 
 // validate applies the checks vLLM's main_async makes before running, with

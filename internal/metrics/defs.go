@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vbench/vbench/internal/py"
+	"github.com/vbench/vbench/internal/typo"
 )
 
 // This file is the one table of metric definitions. The console block
@@ -494,32 +495,5 @@ func (s Setup) Keys() []string {
 // close enough to be a typo (at most a third of key's length, and at most
 // 3 edits), else "".
 func Suggest(key string, candidates []string) string {
-	best, bestD := "", min(3, len(key)/3)+1
-	for _, c := range candidates {
-		if d := editDistance(key, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two strings, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return typo.Closest(key, candidates, min(3, len(key)/3))
 }

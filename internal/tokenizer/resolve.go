@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vbench/vbench/internal/hub"
+	"github.com/vbench/vbench/internal/typo"
 )
 
 // Spec selects a tokenizer, as vLLM's --tokenizer (which defaults to the
@@ -149,43 +150,12 @@ func CheckName(name string) error {
 // is close enough to be a typo, else "".
 func suggestBuiltin(name string) string {
 	low := strings.ToLower(name)
-	best, bestDist := "", 3
 	for _, b := range builtinNames {
 		if low+"_base" == b || low+"-base" == b {
 			return b
 		}
-		if d := editDistance(low, b); d < bestDist {
-			best, bestDist = b, d
-		}
 	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b
-// (insertions, deletions, substitutions and adjacent transpositions of
-// bytes).
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
+	return typo.Closest(low, builtinNames, 2)
 }
 
 // kind names a tokenizer's format.

@@ -446,21 +446,6 @@ func TestResolveTypoIsNotLocalFallback(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"abc", "abc", 0}, {"abc", "abd", 1},
-		{"abc", "acb", 1}, {"abc", "ab", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
-	}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 // TestResolveSilentHub: a Hub that never answers costs one metadata
 // timeout, not one per candidate file, and Resolve says first what it
 // waits for.

@@ -1,0 +1,52 @@
+package typo
+
+import "testing"
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"kitten", "sitting", 3},
+		{"abc", "abc", 0}, {"abc", "abd", 1}, {"abc", "acb", 1}, {"abc", "ab", 1},
+		{"o300k_base", "o200k_base", 1},
+		{"ab", "ba", 1},  // one transposition
+		{"ca", "abc", 3}, // OSA, not Damerau: no edit after a transposition
+		{"--num-promts", "--num-prompts", 1},
+		{"p99_ttfx_ms", "p99_ttft_ms", 1},
+	}
+	for _, tt := range tests {
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := Distance(tt.b, tt.a); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d (symmetric)", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	cands := []string{"cl100k_base", "o200k_base", "p50k_base"}
+	tests := []struct {
+		word    string
+		maxDist int
+		want    string
+	}{
+		{"o300k_base", 2, "o200k_base"},
+		{"o200k_base", 0, "o200k_base"},
+		{"p50k_bsae", 1, "p50k_base"},
+		{"gpt2", 2, ""},
+		{"cl100k", 2, ""}, // 5 edits away
+	}
+	for _, tt := range tests {
+		if got := Closest(tt.word, cands, tt.maxDist); got != tt.want {
+			t.Errorf("Closest(%q, %d) = %q, want %q", tt.word, tt.maxDist, got, tt.want)
+		}
+	}
+	if got := Closest("ab", []string{"ax", "ay"}, 1); got != "ax" {
+		t.Errorf("ties: %q, want the first", got)
+	}
+}
