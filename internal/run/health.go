@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/record"
 )
 
@@ -114,9 +114,9 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 	for i, r := range recs {
 		lags[i] = r.SendLag().Seconds()
 	}
-	h.SendLagP50 = seconds(metrics.Percentile(lags, 50))
-	h.SendLagP99 = seconds(metrics.Percentile(lags, 99))
 	if len(lags) > 0 {
+		h.SendLagP50 = seconds(numpy.Percentile(lags, 50))
+		h.SendLagP99 = seconds(numpy.Percentile(lags, 99))
 		h.SendLagMax = seconds(slices.Max(lags))
 	}
 	var reads []float64
@@ -126,8 +126,8 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 		}
 	}
 	if h.ReadLagRequests = len(reads); len(reads) > 0 {
-		h.ReadLagP50 = seconds(metrics.Percentile(reads, 50))
-		h.ReadLagP99 = seconds(metrics.Percentile(reads, 99))
+		h.ReadLagP50 = seconds(numpy.Percentile(reads, 50))
+		h.ReadLagP99 = seconds(numpy.Percentile(reads, 99))
 		h.ReadLagMax = seconds(slices.Max(reads))
 	}
 	if wall > 0 && procs > 0 {
