@@ -19,6 +19,10 @@ const (
 	// requests' read lag (record.ReadLag): beyond it the client was late
 	// reading responses, so tokens that arrived apart were read together.
 	MaxHealthyReadLagP99 = 10 * time.Millisecond
+	// MinReadLagRequests is the fewest requests with a measured read lag
+	// for which its 99th percentile is a verdict: below it the percentile
+	// is one read's hiccup (a GC, a page fault at start), not a pattern.
+	MinReadLagRequests = 20
 	// MaxHealthyCPUFraction is the largest healthy share of the available
 	// CPU (wall time × GOMAXPROCS) the client may use, and of the host's
 	// CPU that may be busy (a saturated host can delay the client's reads
@@ -85,7 +89,7 @@ type Health struct {
 	WithSimulator bool
 	// ClientBound is set on the client's own signals only: when
 	// SendLagP99 > MaxHealthySendLagP99, ReadLagP99 >
-	// MaxHealthyReadLagP99, or CPUFraction (unless WithSimulator) >
+	// MaxHealthyReadLagP99 (over at least MinReadLagRequests), or CPUFraction (unless WithSimulator) >
 	// MaxHealthyCPUFraction; Reasons says which. A busy
 	// host alone does not set it (see HostNote).
 	ClientBound bool
@@ -137,7 +141,7 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("send lag p99 %s ms > %s ms",
 			Millis(h.SendLagP99), Millis(MaxHealthySendLagP99)))
 	}
-	if h.ReadLagP99 > MaxHealthyReadLagP99 {
+	if h.ReadLagP99 > MaxHealthyReadLagP99 && h.ReadLagRequests >= MinReadLagRequests {
 		h.Reasons = append(h.Reasons, fmt.Sprintf("read lag p99 %s ms > %s ms",
 			Millis(h.ReadLagP99), Millis(MaxHealthyReadLagP99)))
 	}
