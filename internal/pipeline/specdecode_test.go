@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,5 +193,91 @@ output: {save_result: true, result_filename: "r.json", result_dir: "` + dir + `"
 		wantRate, wantLen, int(dDrafts))
 	if !strings.Contains(stdout.String(), block) {
 		t.Errorf("no\n%s\nin\n%s", block, stdout.String())
+	}
+}
+
+// TestRunDiffusionBlock runs against a server whose /metrics has
+// diffusion counters (in front of the simulator, which serves the rest)
+// that grow between the two scrapes: the diffusion block replaces the
+// speculative-decoding one and the diffusion_* keys are saved, computed
+// as vLLM does. A third scrape never happens.
+func TestRunDiffusionBlock(t *testing.T) {
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, 200*time.Microsecond
+	cfg.Tokenizer = SimTokenizer(tok)
+	cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance = 2, 0.5
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrapes := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			s.Handler().ServeHTTP(w, r)
+			return
+		}
+		scrapes++
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, r)
+		// Before: 100 steps, 3200 positions, 50 committed; after: 40
+		// more steps over 1280 positions (block 32), 64 more committed.
+		steps, positions, committed := 100, 3200, 50
+		if scrapes > 1 {
+			steps, positions, committed = 140, 4480, 114
+		}
+		fmt.Fprintf(w, "%s# TYPE vllm:diffusion_num_denoising_steps counter\nvllm:diffusion_num_denoising_steps_total{engine=\"0\"} %d.0\nvllm:diffusion_num_denoising_steps_created{engine=\"0\"} 1.7e+09\n"+
+			"# TYPE vllm:diffusion_num_canvas_positions counter\nvllm:diffusion_num_canvas_positions_total{engine=\"0\"} %d.0\n"+
+			"# TYPE vllm:diffusion_num_committed_tokens counter\nvllm:diffusion_num_committed_tokens_total{engine=\"0\"} %d.0\n",
+			rec.Body.String(), steps, positions, committed)
+	}))
+	defer srv.Close()
+
+	dir := t.TempDir()
+	src := `target: {base_url: "` + srv.URL + `", model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 16, output_len: 4}
+load: num_prompts: 4
+output: {save_result: true, result_filename: "r.json", result_dir: "` + dir + `"}
+`
+	sc, err := scenario.LoadBytes("test.cue", []byte(src), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: io.Discard, Getenv: func(string) string { return "" }, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scrapes != 2 {
+		t.Errorf("%d scrapes, want 2", scrapes)
+	}
+	// 64 committed over 2 canvases of 32: 38 denoising steps.
+	d := out.Diffusion
+	if d == nil || d.CommittedTokens != 64 || d.DenoisingSteps != 38 || d.CanvasPositions != 1280 || d.StepsPerCanvas != 19 ||
+		d.CommittedPerStep != 64.0/38 || d.CommittedThroughput != 64/out.Summary.Duration {
+		t.Fatalf("Diffusion = %+v", d)
+	}
+	if out.SpecDecode == nil {
+		t.Error("no spec-decode statistics: they are saved even when the console shows the diffusion block")
+	}
+	text := stdout.String()
+	if strings.Contains(text, "Speculative Decoding") {
+		t.Error("the spec-decode block is printed next to the diffusion block")
+	}
+	want := "----------------Diffusion Decoding----------------\nCommitted throughput (tok/s):            " + fmt.Sprintf("%-10.2f", d.CommittedThroughput) +
+		"\nDenoising steps per canvas:              19.00     \nCommitted per denoising step:            1.68      \nCommitted tokens:                        64        \n" +
+		"Denoising steps:                         38        \nCanvas positions evaluated:              1280      \n=================================================="
+	if !strings.Contains(text, want) {
+		t.Errorf("no\n%s\nin\n%s", want, text)
+	}
+	keys := resultKeys(t, out.ResultPath)
+	i := slices.Index(keys, "spec_decode_per_position_acceptance_rates")
+	if i < 0 || !slices.Equal(keys[i+1:i+7], []string{"diffusion_committed_throughput", "diffusion_steps_per_canvas",
+		"diffusion_committed_per_step", "diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"}) {
+		t.Errorf("keys %q", keys)
 	}
 }
