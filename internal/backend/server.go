@@ -306,3 +306,12 @@ func isTimeout(err error) bool {
 	var te interface{ Timeout() bool }
 	return errors.As(err, &te) && te.Timeout() || errors.Is(err, context.DeadlineExceeded)
 }
+
+// NewTransport returns an HTTP/1.1 transport with the benchmark's TLS
+// settings (insecure skips certificate verification; caFile, if not
+// empty, adds its PEM certificates to the system pool), for calls beside
+// the timed path such as the /metrics scrapes. It fails only when caFile
+// cannot be used.
+func NewTransport(insecure bool, caFile string) (*http.Transport, error) {
+	return transport(Config{Insecure: insecure, CAFile: caFile, MaxConns: 2}, nil)
+}

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +47,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"simserve":     simserve,
+			"simmetrics":   simmetrics,
 			"waitfile":     waitfile,
 			"envfile":      envfile,
 			"waitrecords":  waitRecords,
@@ -89,6 +92,10 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			_, err = fmt.Sscan(v, &cfg.FailEvery)
 		case "--model":
 			cfg.Model = v
+		case "--spec-decode-tokens":
+			_, err = fmt.Sscan(v, &cfg.SpecDecodeTokens)
+		case "--spec-decode-acceptance":
+			_, err = fmt.Sscan(v, &cfg.SpecDecodeAcceptance)
 		case "--tokenizer":
 			tok = v
 		default:
@@ -107,6 +114,22 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Value(simKey{}).(*simHolder).srv = srv
 	ts.Setenv("SIM_URL", srv.URL())
 	ts.Defer(func() { _ = srv.Close() })
+}
+
+// simmetrics writes the script simulator's /metrics exposition to FILE.
+func simmetrics(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: simmetrics FILE")
+	}
+	resp, err := http.Get(ts.Getenv("SIM_URL") + "/metrics")
+	ts.Check(err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	if resp.StatusCode != http.StatusOK {
+		ts.Fatalf("simmetrics: %s", resp.Status)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), body, 0o644))
 }
 
 func waitfile(ts *testscript.TestScript, neg bool, args []string) {

@@ -27,6 +27,7 @@ It runs until interrupted.`
 const simExamples = `  vbench sim
   vbench sim --addr 127.0.0.1:9000 --ttft 200ms --itl 20ms --jitter 2ms
   vbench sim --tokenizer cl100k_base --fail-every 10
+  vbench sim --spec-decode-tokens 3 --spec-decode-acceptance 0.5
   vbench sim --addr 127.0.0.1:0 --url-file sim.url   # a free port, written to sim.url`
 
 func newSimCmd(p Process) *cobra.Command {
@@ -71,6 +72,8 @@ func newSimCmd(p Process) *cobra.Command {
 	f.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	f.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the jitter, natural EOS lengths and text")
 	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
+	f.IntVar(&cfg.SpecDecodeTokens, "spec-decode-tokens", cfg.SpecDecodeTokens, "expose vLLM's speculative-decoding counters (two engines) for this many draft tokens per step (0 = none)")
+	f.Float64Var(&cfg.SpecDecodeAcceptance, "spec-decode-acceptance", cfg.SpecDecodeAcceptance, "share of draft tokens accepted, 0 to 1, by a deterministic model")
 	f.StringVar(&urlFile, "url-file", "", "once listening, write the server's URL to this file (atomically), for scripts")
 	f.StringVar(&tok, "tokenizer", "o200k_base", "tokenizer for prompt counts and /tokenize: o200k_base, cl100k_base, p50k_base, r50k_base, or \"\" for the simulator's word tokenizer")
 	return cmd

@@ -17,9 +17,11 @@ import (
 func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 	return metrics.Setup{
 		// The client's records and its health (the result's "vbench" object)
-		// are always there. vbench scrapes no server /metrics yet, so the
-		// speculative- and diffusion-decoding metrics are never produced.
-		Sources: metrics.SourceClient | metrics.SourceHealth,
+		// are always there, and every run scrapes the server's /metrics
+		// before and after the timed phase, as vLLM does: the speculative-
+		// and diffusion-decoding metrics are there when the server
+		// exposes their counters.
+		Sources: metrics.SourceClient | metrics.SourceServer | metrics.SourceHealth,
 		// Check refuses every backend but the generation ones.
 		Generation:     true,
 		Tokenizer:      !sc.Tokenizer.SkipInit,

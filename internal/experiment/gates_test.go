@@ -23,14 +23,14 @@ func TestCheckMetricsPlacesGates(t *testing.T) {
 	tests := []struct {
 		name, src, yaml, want string
 	}{
-		{name: "server metric in CUE", src: planBase + `compare: {
+		{name: "probe metric in CUE", src: planBase + `compare: {
 	variants: {a: {}, b: {}}
 	gates: [
 		{metric: "output_throughput", max_decrease: "3%"},
-		{metric:   "spec_decode_acceptance_rate", max_decrease: "5%"},
+		{metric:   "probe_median_e2el_ms", max_increase: "5%"},
 	]
 }
-`, want: "test.cue:11:14: compare.gates[1].metric: spec_decode_acceptance_rate comes from the server /metrics, which this scenario does not read; metrics it can gate on: duration, "},
+`, want: "test.cue:11:14: compare.gates[1].metric: probe_median_e2el_ms needs "},
 		{name: "typo in YAML", yaml: `target: {simulator: {ttft_ms: 5, itl_ms: 1}, model: vbench-sim}
 tokenizer: {name: o200k_base}
 compare:
@@ -39,7 +39,7 @@ compare:
     - metric: p99_ttfx_ms
       max_increase: 5%
 `, want: `test.yaml:6:15: compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); metrics it can gate on: `},
-		{name: "produced metrics", src: planBase + `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}, {metric: "client_cpu_fraction", max_increase: "50%"}]}`},
+		{name: "produced metrics", src: planBase + `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}, {metric: "client_cpu_fraction", max_increase: "50%"}, {metric: "spec_decode_acceptance_rate", max_decrease: "5%"}]}`},
 		{name: "no gates", src: planBase + `sweep: axes: "load.max_concurrency": [1, 2]`},
 	}
 	for _, tt := range tests {

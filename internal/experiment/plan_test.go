@@ -215,6 +215,12 @@ sweep: axes: "load.request_rate": ["inf", 2.5]`, []string{"bench-request_rate=in
 	}
 }
 
+// serverKeys are the gateable metrics of the server's /metrics, which every
+// run scrapes, in table order.
+const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, spec_decode_num_drafts, ` +
+	`spec_decode_draft_tokens, spec_decode_accepted_tokens, diffusion_committed_throughput, diffusion_steps_per_canvas, ` +
+	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, `
+
 func TestExpandErrors(t *testing.T) {
 	tests := []struct {
 		name, extra, want string
@@ -223,7 +229,7 @@ func TestExpandErrors(t *testing.T) {
 		{"gate on an unreported percentile", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p95_ttft_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: p95_ttft_ms needs 95 in metrics.metric_percentiles; metrics it can gate on: duration, completed, failed, ` +
 				`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
-				`max_output_tokens_per_s, max_concurrent_requests, rtfx, client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
+				`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
 				`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
 				`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
 		{"gate on an unselected metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_ms", max_increase: "5%"}]}`,
@@ -232,8 +238,8 @@ func TestExpandErrors(t *testing.T) {
 			`compare.gates[0].metric: "output_throughput_tok" is not a metric; metrics it can gate on:`},
 		{"gate on a typo", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttfx_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); metrics it can gate on:`},
-		{"gate on a server metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "spec_decode_acceptance_rate", max_decrease: "5%"}]}`,
-			`compare.gates[0].metric: spec_decode_acceptance_rate comes from the server /metrics, which this scenario does not read; metrics it can gate on:`},
+		{"gate on a probe metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "probe_median_e2el_ms", max_increase: "5%"}]}`,
+			`compare.gates[0].metric: probe_median_e2el_ms needs `},
 		{"gate on a list", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "spec_decode_per_position_acceptance_rates", max_decrease: "5%"}]}`,
 			`spec_decode_per_position_acceptance_rates is a list, not a number a gate can compare`},
 		{"gate on goodput without SLOs", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "output_throughput", max_decrease: "5%"}, {metric: "request_goodput", max_decrease: "5%"}]}`,
@@ -242,13 +248,13 @@ func TestExpandErrors(t *testing.T) {
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_including_client_queue_ms", max_increase: "5%"}]}`,
 			`mean_e2el_including_client_queue_ms needs a finite load.request_rate; metrics it can gate on: duration, completed, failed, total_input_tokens, ` +
 				`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
-				`max_concurrent_requests, rtfx, client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
+				`max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
 				`client_cpu_fraction, client_gc_pause_ms, mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
 		{"gate on a metric a variant drops", `metrics: percentile_metrics: ["ttft", "e2el"]
 compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: [{metric: "p99_e2el_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: p99_e2el_ms needs e2el in metrics.percentile_metrics (at variant b); metrics it can gate on: ` +
 				`duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput, output_throughput, ` +
-				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, client_send_lag_p50_ms, ` +
+				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, ` +
 				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 				`mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
 		{"gate on a percentile a sweep point drops", `sweep: axes: "metrics.metric_percentiles": [[99], [50]]

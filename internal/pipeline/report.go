@@ -98,6 +98,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		Summary:        sum,
 		MaxConcurrency: sc.Load.MaxConcurrency,
 		RequestRate:    float64(sc.Load.RequestRate),
+		SpecDecode:     out.SpecDecode,
+		Diffusion:      out.Diffusion,
 	}); err != nil {
 		return err
 	}
@@ -118,6 +120,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
+		SpecDecode:      out.SpecDecode,
+		Diffusion:       out.Diffusion,
 		VBench:          env.Argv.vbenchObject(info),
 	})
 	if err != nil {

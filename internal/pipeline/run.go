@@ -39,6 +39,11 @@ type Outcome struct {
 	// ResultJSON is the result JSON document the run saved (nil when not
 	// saved): experiments summarise from it without reading the file back.
 	ResultJSON []byte
+	// SpecDecode and Diffusion are vLLM's speculative- and
+	// diffusion-decoding statistics from the server's /metrics, scraped
+	// before and after the timed phase (nil when the server reports none).
+	SpecDecode *report.SpecDecodeStats
+	Diffusion  *report.DiffusionStats
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
 	experiment any
@@ -210,6 +215,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
 	obs.Traffic(traffic)
+	// vLLM scrapes /metrics after the traffic lines, before the clock
+	// starts.
+	server := newServerScrape(sc, tgt.base)
+	server.start(ctx)
 
 	// The output files are named, and the records file opened, before the
 	// run: the records stream into it as they complete. A computed name, or an explicit one that was free before the run
@@ -219,6 +228,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	fresh := !o.AppendResult && (o.ResultFilename == "" || (!o.Overwrite && exp == nil))
 	files, recFile, err := claimFiles(sc, planFiles(sc, tgt.modelID, env.Now(), env.Argv), fresh, obs.Diagnostic)
 	if err != nil {
+		server.close()
 		return nil, err
 	}
 	acc := metrics.NewAccumulator(metrics.Options{
@@ -257,6 +267,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, env, out)
 	obs.Health(notSentText(out.NotSent, len(prepared)) + healthLines(out.Health))
 	if err != nil {

@@ -124,6 +124,9 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 			cfg.Model = sc.Target.Model
 		}
 		cfg.Seed = s.Seed
+		if sd := s.SpecDecode; sd != nil {
+			cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance = sd.Tokens, sd.Acceptance
+		}
 		if tok != nil {
 			cfg.Tokenizer = SimTokenizer(tok)
 		}

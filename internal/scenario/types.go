@@ -95,6 +95,19 @@ type Simulator struct {
 	Model string `json:"model"`
 	// Seed seeds the simulator's deterministic jitter and text.
 	Seed int64 `json:"seed"`
+	// SpecDecode, when set, makes the simulator expose vLLM's
+	// speculative-decoding counters.
+	SpecDecode *SimSpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SimSpecDecode is the simulator's speculative decoding: Tokens draft
+// tokens per step, accepted at the share Acceptance by a deterministic
+// model (sim.SpecAccepted).
+type SimSpecDecode struct {
+	// Tokens is the number of draft tokens per step.
+	Tokens int `json:"tokens"`
+	// Acceptance is the share of draft tokens accepted, in [0, 1].
+	Acceptance float64 `json:"acceptance"`
 }
 
 // Tokenizer selects the client-side tokenizer.

@@ -49,6 +49,15 @@ type Config struct {
 	// touch); otherwise leave it false: an idle Go runtime fires timers up to
 	// 1ms late, and a goroutine per stream costs more CPU under load.
 	PlainTimers bool
+	// SpecDecodeTokens, when positive, makes /metrics expose vLLM's
+	// speculative-decoding counters from two engines (with their _created
+	// series), as a server drafting this many tokens per step would; each
+	// finished sequence counts its drafts by the deterministic model of
+	// SpecAccepted. The stream is unchanged.
+	SpecDecodeTokens int
+	// SpecDecodeAcceptance is the share of draft tokens accepted, in
+	// [0, 1] (see SpecAccepted).
+	SpecDecodeAcceptance float64
 }
 
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
@@ -85,6 +94,12 @@ func (c Config) validate() error {
 	}
 	if c.MaxModelLen < 2 {
 		errs = append(errs, fmt.Errorf("max model length must be at least 2, got %d", c.MaxModelLen))
+	}
+	if c.SpecDecodeTokens < 0 {
+		errs = append(errs, fmt.Errorf("spec-decode tokens must not be negative, got %d", c.SpecDecodeTokens))
+	}
+	if !(c.SpecDecodeAcceptance >= 0 && c.SpecDecodeAcceptance <= 1) {
+		errs = append(errs, fmt.Errorf("spec-decode acceptance must be in [0, 1], got %v", c.SpecDecodeAcceptance))
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))

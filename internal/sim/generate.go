@@ -553,6 +553,7 @@ func (g *generation) recordWritten(n int, now time.Time) {
 		if p.k == p.c.n-1 {
 			p.c.done = true
 			m.finished[p.c.reason].Add(1)
+			m.spec.record(p.c.key, p.c.n)
 			m.e2e.observe(now.Sub(g.t0))
 		}
 	}
@@ -712,6 +713,7 @@ func (g *generation) respond(object string) {
 		m.promptTokens.Add(uint64(c.prompt))
 		m.genTokens.Add(uint64(c.n))
 		m.finished[c.reason].Add(1)
+		m.spec.record(c.key, c.n)
 		m.e2e.observe(now.Sub(g.t0))
 	}
 }

@@ -148,6 +148,8 @@ type metrics struct {
 	firstLate, nextLate     latencyHist
 	firstLateSq, nextLateSq atomicFloat // sums of squared lateness, s²
 	itlSq                   atomicFloat // sum of squared written ITLs, s²
+
+	spec *specCounters // nil without Config.SpecDecodeTokens
 }
 
 // atomicFloat is a float64 sum safe for concurrent adds.
@@ -221,6 +223,9 @@ type Stats struct {
 	// they may overstate the true sample by up to 1/32; mean and max are
 	// exact.
 	LatenessMean, LatenessP50, LatenessP99, LatenessMax time.Duration
+	// Spec are the speculative-decoding counters, summed over the engines
+	// (zero without Config.SpecDecodeTokens).
+	Spec SpecStats
 }
 
 // Stats returns a snapshot of the server's counters and write lateness.
@@ -239,6 +244,7 @@ func (s *Server) Stats() Stats {
 		LatenessP50:      m.lateness.quantile(0.5),
 		LatenessP99:      m.lateness.quantile(0.99),
 		LatenessMax:      time.Duration(m.lateness.maxNS.Load()),
+		Spec:             m.spec.stats(),
 	}
 	if st.Events > 0 {
 		st.LatenessMean = time.Duration(m.lateness.sumNS.Load() / st.Events)
@@ -345,6 +351,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	header("vbench_sim_written_itl_squared_seconds_total", "counter",
 		"Sum of the squared inter-token latencies (s²) of streamed tokens as written; with vllm:inter_token_latency_seconds' sum and count it gives their variance between two scrapes.")
 	sample("vbench_sim_written_itl_squared_seconds_total", labels, formatPyFloat(m.itlSq.load()))
+	m.spec.write(&b, s.cfg.Model)
 	header("vbench_sim_injected_failures_total", "counter", "Requests failed on purpose by fail-every.")
 	b.WriteString("vbench_sim_injected_failures_total " + u(m.injected.Load()) + "\n")
 

@@ -72,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 		started:   time.Now(),
 		metrics:   newMetrics(),
 	}
+	s.metrics.spec = newSpecCounters(cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance, s.started)
 	s.idle = sync.NewCond(&s.mu)
 	if s.tok == nil {
 		s.tok, s.builtin = WordTokenizer{}, true
