@@ -76,9 +76,14 @@ type CustomLine struct {
 
 // ReadCustomFile reads a custom dataset file: JSON lines, each an object
 // with a string "prompt" and an optional non-negative integer
-// "output_tokens"; blank lines are skipped (as pandas' read_json does).
-// Its errors are one line naming the file, the line and what was
-// expected.
+// "output_tokens" (a number, or a string of digits, as vLLM's int()
+// takes it); blank lines are skipped (as pandas' read_json does). Its
+// errors are one line naming the file, the line and what was expected.
+//
+// Where vLLM reads the file with pandas and fails later or coerces, vbench
+// refuses the line: a prompt that is not a string (pandas would also turn a
+// column of numeric strings into numbers), a fractional output_tokens
+// (vLLM truncates it).
 func ReadCustomFile(path string) ([]CustomLine, error) {
 	if !strings.HasSuffix(path, ".jsonl") {
 		return nil, fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the custom dataset", path)
@@ -136,13 +141,32 @@ func parseCustomLine(b []byte) (CustomLine, error) {
 		return CustomLine{}, fmt.Errorf(`"prompt" is a JSON %s, expected a string`, jsonKind(raw))
 	}
 	if raw, ok := obj["output_tokens"]; ok && string(raw) != "null" {
-		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+		n, ok := outputTokens(raw)
+		if !ok {
 			return CustomLine{}, fmt.Errorf(`"output_tokens" is %s, expected a non-negative integer`, clip(raw))
 		}
-		l.OutputTokens = int(f)
+		l.OutputTokens = n
 	}
 	return l, nil
+}
+
+// outputTokens reads an output_tokens value as vLLM's int() takes it: a
+// number with an integral value, or a string of decimal digits (vLLM
+// truncates a fractional number; vbench refuses it).
+func outputTokens(raw json.RawMessage) (int, bool) {
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		return n, err == nil && n >= 0 && n <= math.MaxInt32
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
 }
 
 func invalidJSON(b []byte) error {

@@ -252,6 +252,7 @@ func TestCustomFileErrors(t *testing.T) {
 		{"truncated", `{"prompt": "a"}` + "\n" + `{"prompt": "b`, `:2: invalid JSON (unexpected end of JSON input): expected one JSON object per line`},
 		{"not an object", `["prompt"]`, `:1: a JSON array, expected an object with a "prompt" string`},
 		{"output_tokens a string", `{"prompt": "a", "output_tokens": "ten"}`, `:1: "output_tokens" is "ten", expected a non-negative integer`},
+		{"output_tokens a signed string", `{"prompt": "a", "output_tokens": "-4"}`, `:1: "output_tokens" is "-4", expected a non-negative integer`},
 		{"output_tokens fractional", `{"prompt": "a", "output_tokens": 2.5}`, `:1: "output_tokens" is 2.5, expected a non-negative integer`},
 		{"output_tokens negative", `{"prompt": "a", "output_tokens": -3}`, `:1: "output_tokens" is -3, expected a non-negative integer`},
 		{"output_tokens missing with -1", "\n" + `{"prompt": "a"}`, `:2: no "output_tokens": --custom-output-len -1 (dataset.custom.output_len) takes each line's output_tokens`},
@@ -271,7 +272,15 @@ func TestCustomFileErrors(t *testing.T) {
 			}
 		})
 	}
-	spec := scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: "prompts.json"}, OutputLen: 1}
+	digits := filepath.Join(dir, "digits.jsonl")
+	if err := os.WriteFile(digits, []byte(`{"prompt": "a b", "output_tokens": " 12 "}`+"\n"+`{"prompt": "c", "output_tokens": 3.0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: digits, DisableShuffle: true}, OutputLen: -1}
+	if reqs, err := Custom(context.Background(), spec, 0, 0, wsTokenizer{}, "", nil); err != nil || reqs[0].OutputLen != 12 || reqs[1].OutputLen != 3 {
+		t.Errorf("output_tokens \" 12 \" and 3.0: %+v, %v", reqs, err)
+	}
+	spec = scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: "prompts.json"}, OutputLen: 1}
 	if _, err := Custom(context.Background(), spec, 0, 0, nil, "", nil); err == nil || err.Error() != "prompts.json: only JSONL files (named *.jsonl) are supported for the custom dataset" {
 		t.Errorf("a .json file: %v", err)
 	}
