@@ -1,6 +1,7 @@
 package argv
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -67,6 +68,90 @@ var argvDatasets = []*argvDataset{
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.PrefixLen)} },
 		},
 	},
+	{
+		name: "custom",
+		dataset: func(n *namespace) scenario.Dataset {
+			c := &scenario.CustomDataset{
+				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				OutputLen:   int(n.customOutputLen), SkipChatTemplate: n.skipChatTemplate,
+			}
+			if n.outputLen != nil {
+				c.OutputLen = int(*n.outputLen)
+			}
+			if n.chatTemplateKwargs != nil {
+				c.ChatTemplateKwargs, _ = json.Marshal(n.chatTemplateKwargs)
+			}
+			return scenario.Dataset{Custom: c}
+		},
+		outputLenPath: "dataset.custom.output_len",
+		formattable: func(d scenario.Dataset) error {
+			switch {
+			case d.Custom.EnableMultimodalChat:
+				return unsupportedFlagError("dataset.custom.enable_multimodal_chat", "--enable-multimodal-chat")
+			case d.Custom.EnsureClientSideData:
+				return unsupportedFlagError("dataset.custom.ensure_client_side_data", "--custom-ensure-client-side-data")
+			}
+			return nil
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":       func(d scenario.Dataset) []string { return []string{d.Custom.Path} },
+			"--no-oversample":      func(d scenario.Dataset) []string { return storeTrue(d.Custom.NoOversample) },
+			"--disable-shuffle":    func(d scenario.Dataset) []string { return storeTrue(d.Custom.DisableShuffle) },
+			"--skip-chat-template": func(d scenario.Dataset) []string { return storeTrue(d.Custom.SkipChatTemplate) },
+			"--custom-output-len":  func(d scenario.Dataset) []string { return nonDefault(d.Custom.OutputLen, 256) },
+			"--chat-template-kwargs": func(d scenario.Dataset) []string {
+				if len(d.Custom.ChatTemplateKwargs) == 0 || string(d.Custom.ChatTemplateKwargs) == "null" {
+					return nil
+				}
+				var v any
+				if err := json.Unmarshal(d.Custom.ChatTemplateKwargs, &v); err != nil {
+					return []string{string(d.Custom.ChatTemplateKwargs)}
+				}
+				j, err := compactJSON(v)
+				if err != nil {
+					return []string{string(d.Custom.ChatTemplateKwargs)}
+				}
+				return []string{j}
+			},
+		},
+	},
+	{
+		name: "sonnet",
+		dataset: func(n *namespace) scenario.Dataset {
+			return scenario.Dataset{Sonnet: &scenario.SonnetDataset{Path: n.datasetPath, InputLen: int(n.sonnetInputLen),
+				OutputLen: int(n.sonnetOutputLen), PrefixLen: int(n.sonnetPrefixLen)}}
+		},
+		formattable: func(d scenario.Dataset) error {
+			if d.Sonnet.Path == "" {
+				return &Error{Flag: "dataset.sonnet.path", Msg: "vllm bench serve needs --dataset-path for sonnet (vbench embeds vLLM's benchmarks/sonnet.txt; give its path)"}
+			}
+			return nil
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":      func(d scenario.Dataset) []string { return []string{d.Sonnet.Path} },
+			"--sonnet-input-len":  func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.InputLen, 550) },
+			"--sonnet-output-len": func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.OutputLen, 150) },
+			"--sonnet-prefix-len": func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.PrefixLen, 200) },
+		},
+	},
+}
+
+// nonDefault is the value of an integer flag, nil at vLLM's default def
+// (Format leaves it out).
+func nonDefault(v, def int) []string {
+	if v == def {
+		return nil
+	}
+	return []string{strconv.Itoa(v)}
+}
+
+// storeTrue is the values of a store_true flag: set (empty, non-nil) or
+// not (nil).
+func storeTrue(b bool) []string {
+	if b {
+		return []string{}
+	}
+	return nil
 }
 
 // argvDatasetNamed returns the entry of the dataset kind called name, nil
@@ -91,33 +176,32 @@ func argvDatasetNames() []string {
 	return names
 }
 
-// datasetFlagOwners maps each flag that belongs to one dataset kind to
-// that kind's entry.
-var datasetFlagOwners = func() map[string]*argvDataset {
-	m := map[string]*argvDataset{}
+// datasetFlagOwners maps each flag that belongs to dataset kinds to those
+// kinds' entries (several for a shared flag such as --dataset-path).
+var datasetFlagOwners = func() map[string][]*argvDataset {
+	m := map[string][]*argvDataset{}
 	for _, d := range argvDatasets {
 		for flag := range d.values {
-			if other, ok := m[flag]; ok {
-				panic(fmt.Sprintf("internal error: flag %s belongs to datasets %s and %s", flag, other.name, d.name))
-			}
-			m[flag] = d
+			m[flag] = append(m[flag], d)
 		}
 	}
 	return m
 }()
 
 // datasetFlagValues returns the values of flag name for s when the flag
-// belongs to a dataset kind (owned): nil unless s's dataset is of that
-// kind.
+// belongs to dataset kinds (owned): nil unless s's dataset is of one of
+// those kinds.
 func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned bool) {
-	d, ok := datasetFlagOwners[name]
+	owners, ok := datasetFlagOwners[name]
 	if !ok {
 		return nil, false
 	}
-	if s.Dataset.Kind() != d.name {
-		return nil, true
+	for _, d := range owners {
+		if s.Dataset.Kind() == d.name {
+			return d.values[name](s.Dataset), true
+		}
 	}
-	return d.values[name](s.Dataset), true
+	return nil, true
 }
 
 // unsupportedFlagError is the error of Format for a field whose vllm bench

@@ -66,6 +66,13 @@ type namespace struct {
 	rangeRatio                                       scenario.RangeRatio
 	inputLen, outputLen                              *int64
 
+	// The file-backed datasets' flags (custom, sonnet).
+	datasetPath                                      string
+	noOversample, disableShuffle, skipChatTemplate   bool
+	chatTemplateKwargs                               map[string]any
+	customOutputLen                                  int64
+	sonnetInputLen, sonnetOutputLen, sonnetPrefixLen int64
+
 	numPrompts              int64
 	requestRate, burstiness float64
 	maxConcurrency          *int64
@@ -96,6 +103,7 @@ func newNamespace() *namespace {
 		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions",
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128,
+		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200,
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
 		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
 	}
@@ -176,6 +184,27 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded)",
+		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample"},
+		help: "do not pad the sampled requests up to --num-prompts (custom)",
+		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
+	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
+		help: "send prompts without the tokenizer's chat template (custom)",
+		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle"},
+		help: "keep the file's order (custom)",
+		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
+	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
+		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
+		set:  setInt(func(n *namespace) *int64 { return &n.customOutputLen })},
+	{name: "--sonnet-input-len", arity: arityOne, metavar: "INT", def: "550", paths: []string{"dataset.sonnet.input_len"},
+		help: "sonnet dataset: most prompt tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetInputLen })},
+	{name: "--sonnet-output-len", arity: arityOne, metavar: "INT", def: "150", paths: []string{"dataset.sonnet.output_len"},
+		help: "sonnet dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetOutputLen })},
+	{name: "--sonnet-prefix-len", arity: arityOne, metavar: "INT", def: "200", paths: []string{"dataset.sonnet.prefix_len"},
+		help: "sonnet dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetPrefixLen })},
 	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len"},
 		help: "random dataset: prompt length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomInputLen })},
 	{name: "--random-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.random.output_len"},
@@ -186,8 +215,8 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len"},
-		help: "overrides --random-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len"},
+		help: "overrides --random-output-len and --custom-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
 
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},
@@ -230,6 +259,8 @@ var flags = []*flagDef{
 		help: "completions payload logprobs", set: setIntPtr(func(n *namespace) **int64 { return &n.logprobs })},
 	{name: "--extra-body", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"sampling.extra_body"},
 		help: "JSON object merged into every payload, over the sampling flags", set: setExtraBody},
+	{name: "--chat-template-kwargs", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"dataset.custom.chat_template_kwargs"},
+		help: "JSON object of variables for the client-side chat template (custom)", set: setChatTemplateKwargs},
 
 	{name: "--percentile-metrics", arity: arityOne, metavar: "STR", def: "ttft,tpot,itl",
 		paths: []string{"metrics.percentile_metrics"}, help: "comma-separated metrics to report: " + strings.Join(percentileMetricNames, ", "),

@@ -29,6 +29,12 @@ func TestFormat(t *testing.T) {
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "9", "--percentile-metrics", "e2el", "--metric-percentiles", "50,99.9"},
 			"--ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 9 --percentile-metrics e2el --metric-percentiles 50,99.9"},
 		{[]string{"--insecure", "--ignore-eos", "--vbench-extras", "--append-result"}, "--insecure --ignore-eos --append-result"},
+		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--output-len", "-1", "--disable-shuffle", "--no-oversample",
+			"--skip-chat-template", "--chat-template-kwargs", `{"enable_thinking": false}`},
+			`--dataset-name custom --dataset-path p.jsonl --no-oversample --skip-chat-template --disable-shuffle --custom-output-len=-1 --chat-template-kwargs {"enable_thinking":false}`},
+		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl"}, "--dataset-name custom --dataset-path p.jsonl"},
+		{[]string{"--dataset-name", "sonnet", "--dataset-path", "s.txt", "--sonnet-prefix-len", "0", "--sonnet-input-len", "300", "--output-len", "5"},
+			"--dataset-name sonnet --dataset-path s.txt --sonnet-input-len 300 --sonnet-prefix-len 0"},
 	} {
 		s, err := Parse(tc.args, Options{})
 		if err != nil {
@@ -110,6 +116,8 @@ func TestFormatErrors(t *testing.T) {
 		{"target: ca_file: \"ca.pem\"\n", "target.ca_file: vllm bench serve has no flag for a CA file"},
 		{"tokenizer: revision: \"main\"\n", "tokenizer.revision: vllm bench serve has no flag"},
 		{"dataset: sharegpt: path: \"x.json\"\n", "dataset sharegpt: vbench serve does not support this dataset yet"},
+		{"dataset: sonnet: {}\n", "dataset.sonnet.path: vllm bench serve needs --dataset-path for sonnet"},
+		{"dataset: custom: {path: \"p.jsonl\", enable_multimodal_chat: true}\n", "dataset.custom.enable_multimodal_chat: vbench serve does not support --enable-multimodal-chat yet"},
 		{"target: backend: \"vllm-pooling\"\n", "target.backend vllm-pooling: vbench serve does not support this backend yet"},
 		{"target: headers: {\" a\": \"b\"}\n", `target.headers " a": has no vllm bench serve form`},
 		{"output: metadata: {\"a=b\": \"c\"}\n", `output.metadata "a=b": has no vllm bench serve form`},

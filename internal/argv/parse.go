@@ -234,6 +234,9 @@ func (p *parser) validate() error {
 	if n.seed < 0 || n.seed > math.MaxUint32 {
 		return flagErr(p.raw["--seed"], "must be between 0 and 4294967295 (numpy's seed range)")
 	}
+	if n.datasetName == "custom" && n.datasetPath == "" {
+		return flagErr(p.raw["--dataset-name"], "the custom dataset needs --dataset-path (a JSONL file with a prompt per line)")
+	}
 	if n.rampUpStrategy == "" {
 		for _, name := range []string{"--ramp-up-start-rps", "--ramp-up-end-rps"} {
 			if p.raw[name] != "" {

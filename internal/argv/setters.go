@@ -248,3 +248,22 @@ func setMetricPercentiles(n *namespace, v []string) error {
 	n.metricPercentiles = ps
 	return nil
 }
+
+// setChatTemplateKwargs parses --chat-template-kwargs as vLLM does
+// (json.loads), keeping a JSON object, the only value apply_chat_template
+// can take as keyword arguments; null is None.
+func setChatTemplateKwargs(n *namespace, v []string) error {
+	j, err := parseJSON(v[0])
+	if err != nil {
+		return fmt.Errorf("invalid JSON value %s: %v", py.ReprString(v[0]), err)
+	}
+	switch j := j.(type) {
+	case nil:
+		n.chatTemplateKwargs = nil
+	case *py.Object:
+		n.chatTemplateKwargs = plainJSON(j).(map[string]any)
+	default:
+		return fmt.Errorf("invalid value %s (want a JSON object, e.g. '{\"enable_thinking\": false}')", py.ReprString(v[0]))
+	}
+	return nil
+}

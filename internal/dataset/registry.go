@@ -32,6 +32,9 @@ type Env struct {
 	Tokenizer tokenizer.Tokenizer
 	// Seed is the scenario's seed (--seed).
 	Seed int64
+	// Backend is the scenario's backend kind (--backend): vLLM's sonnet
+	// sends raw text to openai-chat and chat-templated text to the others.
+	Backend string
 	// NumPrompts is load.num_prompts, the number of requests to generate;
 	// a kind may give 0 or less a meaning (vLLM's custom: every line).
 	NumPrompts int

@@ -314,6 +314,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 	return dataset.Build(ctx, sc.Dataset, dataset.Env{
 		Tokenizer:  tok,
 		Seed:       sc.Seed,
+		Backend:    sc.Target.Backend,
 		NumPrompts: sc.Load.NumPrompts,
 		IDPrefix:   requestIDPrefix(sc),
 		Server: func() (dataset.ServerTokenizer, error) {

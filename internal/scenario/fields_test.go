@@ -80,6 +80,21 @@ var implemented = map[string]string{
 	"dataset.random.range_ratio": "length jitter; dataset/random_test.go",
 	"dataset.random.prefix_len":  "shared prefix; dataset/random_test.go, tokenizer/dataset_test.go",
 
+	"dataset.custom.path":                 "dataset/files_test.go (TestCustomMatchesVLLM), testdata/script/dataset_custom.txtar",
+	"dataset.custom.disable_shuffle":      "file order; dataset/files_test.go (no_shuffle_no_oversample)",
+	"dataset.custom.no_oversample":        "no padding; dataset/files_test.go (no_shuffle_no_oversample), testdata/script/dataset_custom.txtar",
+	"dataset.custom.output_len":           "max tokens, -1 per line; dataset/files_test.go, testdata/script/dataset_custom.txtar",
+	"dataset.custom.skip_chat_template":   "raw prompts; dataset/files_test.go (seed3_oversample_skip_template), testdata/script/dataset_custom.txtar",
+	"dataset.custom.chat_template_kwargs": "template variables; dataset/files_test.go (seed7_all_per_line_kwargs)",
+	// The text custom kind refuses these (custom_image's and multimodal
+	// chat's), where vLLM ignores them: dataset/files_test.go.
+	"dataset.custom.ensure_client_side_data": "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.custom.enable_multimodal_chat":  "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.sonnet.path":                    "poem lines, embedded by default; dataset/files_test.go (TestSonnetMatchesVLLM), testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.input_len":               "dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.sonnet.output_len":              "max tokens; dataset/files_test.go, testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.prefix_len":              "shared prefix lines; dataset/files_test.go (TestSonnetMatchesVLLM)",
+
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
 	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
@@ -131,7 +146,7 @@ var implemented = map[string]string{
 // refuses a scenario that sets one, with exit 2 (testdata/script/vet_errors.txtar),
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
-	"random_mm", "random_rerank", "sharegpt", "sonnet", "burstgpt", "custom",
+	"random_mm", "random_rerank", "sharegpt", "burstgpt",
 	"custom_image", "custom_audio", "prefix_repetition", "hf", "spec_bench",
 	"speed_bench", "timed_trace",
 }

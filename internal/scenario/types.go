@@ -283,8 +283,9 @@ type ShareGPTDataset struct {
 
 // SonnetDataset is vLLM's (deprecated) sonnet dataset.
 type SonnetDataset struct {
-	// Path is the text file of lines (--dataset-path).
-	Path string `json:"path"`
+	// Path is the text file of lines (--dataset-path); "" reads vLLM's
+	// benchmarks/sonnet.txt, which vbench embeds.
+	Path string `json:"path,omitempty"`
 	// InputLen is the target prompt length in tokens (--sonnet-input-len).
 	InputLen int `json:"input_len"`
 	// OutputLen is the output length in tokens (--sonnet-output-len).

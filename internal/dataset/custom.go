@@ -1,0 +1,286 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+func init() {
+	Register(Kind{Name: "custom", New: newCustomSource})
+}
+
+// customSource is the custom kind's Source: Custom with the run's
+// tokenizer, seed, request count and id prefix.
+type customSource struct{ spec scenario.CustomDataset }
+
+func newCustomSource(spec scenario.Dataset) (Source, error) {
+	if spec.Custom == nil {
+		return nil, errors.New("the scenario sets no dataset.custom")
+	}
+	c := *spec.Custom
+	if c.OutputLen < -1 || c.OutputLen == 0 {
+		return nil, fmt.Errorf("dataset.custom.output_len (--custom-output-len) is %d: it must be positive, or -1 for each line's output_tokens", c.OutputLen)
+	}
+	switch {
+	case c.EnableMultimodalChat:
+		return nil, errors.New("dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): multimodal datasets are not implemented yet")
+	case c.EnsureClientSideData:
+		return nil, errors.New("dataset.custom.ensure_client_side_data (--custom-ensure-client-side-data) is custom_image's: the custom_image dataset is not implemented yet")
+	}
+	if _, err := chatKwargs(c.ChatTemplateKwargs); err != nil {
+		return nil, fmt.Errorf("dataset.custom.chat_template_kwargs (--chat-template-kwargs): %w", err)
+	}
+	return customSource{spec: c}, nil
+}
+
+// Requests reads, shuffles and templates every line before yielding the
+// first request: the shuffle needs them all.
+func (s customSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
+	return func(yield func(Request, error) bool) {
+		reqs, err := Custom(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Stderr)
+		if err != nil {
+			yield(Request{}, err)
+			return
+		}
+		for i := range reqs {
+			if !yield(reqs[i], nil) {
+				return
+			}
+		}
+	}
+}
+
+// CustomLine is one line of a custom dataset file.
+type CustomLine struct {
+	// Prompt is the line's "prompt".
+	Prompt string
+	// OutputTokens is the line's "output_tokens", -1 when it has none.
+	OutputTokens int
+	// Line is the 1-based line number in the file.
+	Line int
+}
+
+// ReadCustomFile reads a custom dataset file: JSON lines, each an object
+// with a string "prompt" and an optional non-negative integer
+// "output_tokens" (a number, or a string of digits, as vLLM's int()
+// takes it); blank lines are skipped (as pandas' read_json does). Its
+// errors are one line naming the file, the line and what was expected.
+//
+// Where vLLM reads the file with pandas and fails later or coerces, vbench
+// refuses the line: a prompt that is not a string (pandas would also turn a
+// column of numeric strings into numbers), a fractional output_tokens
+// (vLLM truncates it).
+func ReadCustomFile(path string) ([]CustomLine, error) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return nil, fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the custom dataset", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCustom(path, f)
+}
+
+func readCustom(name string, r io.Reader) ([]CustomLine, error) {
+	var lines []CustomLine
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		l, err := parseCustomLine(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		l.Line = n
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each an object with a \"prompt\" string", name)
+	}
+	return lines, nil
+}
+
+func parseCustomLine(b []byte) (CustomLine, error) {
+	if b[0] != '{' {
+		if !json.Valid(b) {
+			return CustomLine{}, invalidJSON(b)
+		}
+		return CustomLine{}, fmt.Errorf("a JSON %s, expected an object with a \"prompt\" string", jsonKind(b))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return CustomLine{}, invalidJSON(b)
+	}
+	l := CustomLine{OutputTokens: -1}
+	raw, ok := obj["prompt"]
+	if !ok {
+		return CustomLine{}, errors.New(`no "prompt": expected an object with a "prompt" string`)
+	}
+	if err := json.Unmarshal(raw, &l.Prompt); err != nil || raw[0] != '"' {
+		return CustomLine{}, fmt.Errorf(`"prompt" is a JSON %s, expected a string`, jsonKind(raw))
+	}
+	if raw, ok := obj["output_tokens"]; ok && string(raw) != "null" {
+		n, ok := outputTokens(raw)
+		if !ok {
+			return CustomLine{}, fmt.Errorf(`"output_tokens" is %s, expected a non-negative integer`, clip(raw))
+		}
+		l.OutputTokens = n
+	}
+	return l, nil
+}
+
+// outputTokens reads an output_tokens value as vLLM's int() takes it: a
+// number with an integral value, or a string of decimal digits (vLLM
+// truncates a fractional number; vbench refuses it).
+func outputTokens(raw json.RawMessage) (int, bool) {
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		return n, err == nil && n >= 0 && n <= math.MaxInt32
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func invalidJSON(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	msg := "invalid JSON"
+	if err != nil {
+		msg = "invalid JSON (" + err.Error() + ")"
+	}
+	return fmt.Errorf("%s: expected one JSON object per line", msg)
+}
+
+// jsonKind names the JSON type of a valid value.
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// clip returns raw, shortened to 40 bytes, for an error message.
+func clip(raw json.RawMessage) string {
+	s := string(raw)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// chatKwargs decodes --chat-template-kwargs: a JSON object, or nothing.
+func chatKwargs(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("expected a JSON object: %w", err)
+	}
+	return m, nil
+}
+
+// Custom generates vLLM's custom dataset (reference §4.4) for numPrompts
+// requests (every line when numPrompts <= 0):
+//
+//  1. read the lines of spec.Path (ReadCustomFile); unless
+//     spec.DisableShuffle, shuffle them with CPython's random seeded with
+//     seed (random.seed(seed); random.shuffle(data));
+//  2. take the first numPrompts lines; request i (the line's position after
+//     the shuffle) has the id idPrefix + i;
+//  3. its output length is spec.OutputLen, or the line's output_tokens when
+//     that is -1 (a line without one is an error);
+//  4. unless spec.SkipChatTemplate, the prompt sent is the tokenizer's chat
+//     template applied to one user message with the generation prompt and
+//     spec.ChatTemplateKwargs; its length is the token count of the sent
+//     text with special tokens;
+//  5. then vLLM's oversampling (maybeOversample) up to numPrompts unless
+//     spec.NoOversample.
+//
+// Without a tokenizer, as in vLLM, every prompt length and output length
+// is 1 and no template is applied. Lines vLLM logs go to logw.
+func Custom(ctx context.Context, spec scenario.CustomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+	if logw == nil {
+		logw = io.Discard
+	}
+	kwargs, err := chatKwargs(spec.ChatTemplateKwargs)
+	if err != nil {
+		return nil, fmt.Errorf("chat_template_kwargs: %w", err)
+	}
+	lines, err := ReadCustomFile(spec.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !spec.DisableShuffle {
+		numpy.NewPyRandom(seed).Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	}
+	if numPrompts <= 0 {
+		numPrompts = len(lines)
+		fmt.Fprintf(logw, "num_requests is set to 0 or negative, so using all available samples: %d\n", numPrompts)
+	}
+	reqs := make([]Request, 0, numPrompts)
+	for i, l := range lines {
+		if len(reqs) >= numPrompts {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r := Request{Prompt: l.Prompt, PromptLen: 1, OutputLen: 1, ID: idPrefix + strconv.Itoa(i)}
+		if tok != nil {
+			r.OutputLen = spec.OutputLen
+			if spec.OutputLen == -1 {
+				if l.OutputTokens < 0 {
+					return nil, fmt.Errorf("%s:%d: no \"output_tokens\": --custom-output-len -1 (dataset.custom.output_len) takes each line's output_tokens", spec.Path, l.Line)
+				}
+				r.OutputLen = l.OutputTokens
+			}
+			if !spec.SkipChatTemplate {
+				r.Prompt, err = tokenizer.ApplyChatTemplate(tok, []tokenizer.Message{{Role: "user", Content: l.Prompt}}, true, kwargs)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", spec.Path, l.Line, err)
+				}
+			}
+			r.PromptLen = len(tok.Encode(r.Prompt, true))
+		}
+		reqs = append(reqs, r)
+	}
+	return maybeOversample(reqs, numPrompts, seed, idPrefix, spec.NoOversample, logw)
+}
