@@ -27,6 +27,10 @@ type vbenchInfo struct {
 	Experiment any `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
+	// SteadyState is the steady-state window of a closed-loop run and its
+	// metrics, JSON null without one, and no key when
+	// metrics.steady_state is off (see steadyJSON).
+	SteadyState any `json:"steady_state,omitempty"`
 	// Interrupted marks a run cancelled before it finished, so --resume
 	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -107,7 +111,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return nil
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted, NotSent: out.NotSent}
+		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState),
+		Interrupted: out.Interrupted, NotSent: out.NotSent}
 	if files.records != "" {
 		out.RecordsPath = files.records
 		info.Records = filepath.Base(out.RecordsPath)

@@ -221,6 +221,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if err != nil {
 		return nil, err
 	}
+	steady := steadyOptions(sc, maxConc)
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
@@ -228,6 +229,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		CountTokens:       countTokens(tok),
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+		SteadyState:       steady,
 	})
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
@@ -258,7 +260,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}

@@ -104,6 +104,7 @@ var implemented = map[string]string{
 	"metrics.goodput.ttft":       "goodput; metrics/metrics_test.go, testdata/script/serve_outputs.txtar",
 	"metrics.goodput.tpot":       "goodput; metrics/metrics_test.go",
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
+	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
 
 	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
 	"output.save_detailed":   "per-request arrays; report/result_test.go",
