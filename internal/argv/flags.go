@@ -55,7 +55,7 @@ type namespace struct {
 	headers                          map[string]string
 	model, servedModelName           string
 	requestIDPrefix                  *string
-	insecure                         bool
+	insecure, profile                bool
 
 	tokenizer, tokenizerMode           string
 	trustRemoteCode, skipTokenizerInit bool
@@ -158,6 +158,9 @@ var flags = []*flagDef{
 	{name: "--insecure", arity: arityZero, def: "False", paths: []string{"target.insecure"},
 		help: "disable TLS certificate verification",
 		set:  func(n *namespace, _ []string) error { n.insecure = true; return nil }},
+	{name: "--profile", arity: arityZero, def: "False", paths: []string{"target.profile"},
+		help: "POST /start_profile before the timed run and /stop_profile after it (the server needs a profiler configured)",
+		set:  func(n *namespace, _ []string) error { n.profile = true; return nil }},
 
 	{name: "--tokenizer", arity: arityOne, metavar: "STR", def: "None", paths: []string{"tokenizer.name"},
 		help: "tokenizer name or path (default: --model); vbench has o200k_base, cl100k_base, p50k_base, r50k_base built in",

@@ -113,8 +113,6 @@ func formattable(s *scenario.Scenario) error {
 		return unsupportedFlag("target.lora_modules", "--lora-modules")
 	case t.LoraAssignment != "random":
 		return unsupportedFlag("target.lora_assignment", "--lora-assignment")
-	case t.Profile:
-		return unsupportedFlag("target.profile", "--profile")
 	case s.Load.ProbeRequestRate != 0:
 		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
 	case o.PlotTimeline:
@@ -184,6 +182,8 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return str(t.RequestIDPrefix), nil
 	case "--insecure":
 		return boolean(t.Insecure), nil
+	case "--profile":
+		return boolean(t.Profile), nil
 	case "--tokenizer":
 		return str(s.Tokenizer.Name), nil
 	case "--tokenizer-mode":

@@ -101,6 +101,7 @@ var flagRows = []struct {
 	{"--served-model-name", []string{"--served-model-name", "qwen"}, "target.served_model_name", `"qwen"`},
 	{"--request-id-prefix", []string{"--request-id-prefix", "run7-"}, "target.request_id_prefix", `"run7-"`},
 	{"--insecure", []string{"--insecure"}, "target.insecure", `true`},
+	{"--profile", []string{"--profile"}, "target.profile", `true`},
 	{"--tokenizer", []string{"--tokenizer", "cl100k_base"}, "tokenizer.name", `"cl100k_base"`},
 	{"--tokenizer-mode", []string{"--tokenizer-mode", "slow"}, "tokenizer.mode", `"slow"`},
 	{"--trust-remote-code", []string{"--trust-remote-code"}, "tokenizer.trust_remote_code", `true`},

@@ -29,10 +29,11 @@ func TestMain(m *testing.M) {
 // repository root (for the shipped scenarios). Besides exec'ing vbench, a
 // script can start an in-process simulator with
 //
-//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
+//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME] [--lora A,B] [--profiler on|off]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
-// when the script ends; "fakeserve MODE" (fakeserve_test.go) starts a
+// when the script ends ("simprofile STARTS STOPS" checks how many profiler
+// calls it answered); "fakeserve MODE" (fakeserve_test.go) starts a
 // misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
@@ -51,6 +52,7 @@ func TestScripts(t *testing.T) {
 			"checkrecords": checkRecords,
 			"fakeserve":    fakeserve,
 			"stallserve":   stallserve,
+			"simprofile":   simprofile,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}
@@ -91,6 +93,10 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			cfg.Model = v
 		case "--tokenizer":
 			tok = v
+		case "--lora":
+			cfg.LoRAModules = strings.Split(v, ",")
+		case "--profiler":
+			cfg.NoProfiler = v == "off"
 		default:
 			ts.Fatalf("simserve: unknown flag %s", args[i])
 		}
@@ -107,6 +113,19 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Value(simKey{}).(*simHolder).srv = srv
 	ts.Setenv("SIM_URL", srv.URL())
 	ts.Defer(func() { _ = srv.Close() })
+}
+
+// simprofile checks that the script's simulator answered STARTS calls of
+// /start_profile and STOPS of /stop_profile.
+func simprofile(ts *testscript.TestScript, neg bool, args []string) {
+	srv := ts.Value(simKey{}).(*simHolder).srv
+	if neg || len(args) != 2 || srv == nil {
+		ts.Fatalf("usage: simprofile STARTS STOPS (after simserve)")
+	}
+	starts, stops := srv.ProfileCalls()
+	if got := fmt.Sprintf("%d %d", starts, stops); got != args[0]+" "+args[1] {
+		ts.Fatalf("profiler calls (starts stops): got %s, want %s %s", got, args[0], args[1])
+	}
 }
 
 func waitfile(ts *testscript.TestScript, neg bool, args []string) {

@@ -95,13 +95,16 @@ func createRecords(sc *scenario.Scenario, path string, create func(string, recor
 // writeReports prints the failure lines and the result block, then writes
 // the result JSON when the scenario asks (see writeResult; fresh says no
 // file may be replaced), unless recErr says the records it would name were
-// not all written. planned is the number of requests the run was to send.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, env Env, out *Outcome) error {
+// not all written. planned is the number of requests the run was to send;
+// profileStop is the outcome of stopping the server's profiler, whose
+// lines follow the block.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, profileStop report.Profiler, env Env, out *Outcome) error {
 	obs := env.observer()
 	if err := obs.Result(report.ConsoleInput{
 		Summary:        sum,
 		MaxConcurrency: sc.Load.MaxConcurrency,
 		RequestRate:    float64(sc.Load.RequestRate),
+		ProfileStop:    profileStop,
 	}); err != nil {
 		return err
 	}

@@ -209,6 +209,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
+	traffic.Profile = pr.profile(ctx, env, "/start_profile")
 	obs.Traffic(traffic)
 
 	// The output files are named, and the records file opened, before the
@@ -256,10 +257,14 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 
 	sum := acc.Close(res.Duration)
+	profileStop := report.ProfilerOff
+	if traffic.Profile != report.ProfilerOff {
+		profileStop = pr.profile(ctx, env, "/stop_profile")
+	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, env, out)
+	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + healthLines(out.Health))
 	if err != nil {
 		return out, err

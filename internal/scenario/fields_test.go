@@ -55,6 +55,7 @@ var implemented = map[string]string{
 	"target.insecure":          "TLS verification (experiment/single.go, backend/server.go); no test yet",
 	"target.ca_file":           "TLS roots; backend/server_test.go",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
+	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
 
 	"target.simulator.ttft_ms":              "simulated latency; testdata/script/report_dir.txtar, compare_ab.txtar",
 	"target.simulator.itl_ms":               "simulated latency; testdata/script/compare_ab.txtar",

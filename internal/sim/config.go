@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -49,6 +50,14 @@ type Config struct {
 	// touch); otherwise leave it false: an idle Go runtime fires timers up to
 	// 1ms late, and a goroutine per stream costs more CPU under load.
 	PlainTimers bool
+	// LoRAModules are LoRA adapter names the server also serves: /v1/models
+	// lists them after Model (Model as their parent, their name as their
+	// root), and a request may name one as its model (vllm serve
+	// --lora-modules).
+	LoRAModules []string
+	// NoProfiler makes /start_profile and /stop_profile answer 404, as
+	// vLLM does when it runs without a profiler configured.
+	NoProfiler bool
 }
 
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
@@ -85,6 +94,11 @@ func (c Config) validate() error {
 	}
 	if c.MaxModelLen < 2 {
 		errs = append(errs, fmt.Errorf("max model length must be at least 2, got %d", c.MaxModelLen))
+	}
+	for i, name := range c.LoRAModules {
+		if name == "" || name == c.Model || slices.Contains(c.LoRAModules[:i], name) {
+			errs = append(errs, fmt.Errorf("LoRA module names must be non-empty and differ from each other and from the model, got %q", name))
+		}
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))
