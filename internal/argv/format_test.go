@@ -30,6 +30,7 @@ func TestFormat(t *testing.T) {
 			"--ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 9 --percentile-metrics e2el --metric-percentiles 50,99.9"},
 		{[]string{"--insecure", "--ignore-eos", "--vbench-extras", "--append-result"}, "--insecure --ignore-eos --append-result"},
 		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
+		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {
 		s, err := Parse(tc.args, Options{})
 		if err != nil {

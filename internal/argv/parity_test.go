@@ -102,6 +102,8 @@ var flagRows = []struct {
 	{"--request-id-prefix", []string{"--request-id-prefix", "run7-"}, "target.request_id_prefix", `"run7-"`},
 	{"--insecure", []string{"--insecure"}, "target.insecure", `true`},
 	{"--profile", []string{"--profile"}, "target.profile", `true`},
+	{"--lora-modules", []string{"--lora-modules", "sql-lora", "chat-lora"}, "target.lora_modules", `["sql-lora","chat-lora"]`},
+	{"--lora-assignment", []string{"--lora-assignment", "round-robin"}, "target.lora_assignment", `"round-robin"`},
 	{"--tokenizer", []string{"--tokenizer", "cl100k_base"}, "tokenizer.name", `"cl100k_base"`},
 	{"--tokenizer-mode", []string{"--tokenizer-mode", "slow"}, "tokenizer.mode", `"slow"`},
 	{"--trust-remote-code", []string{"--trust-remote-code"}, "tokenizer.trust_remote_code", `true`},

@@ -33,7 +33,8 @@ func TestMain(m *testing.M) {
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
 // when the script ends ("simprofile STARTS STOPS" checks how many profiler
-// calls it answered); "fakeserve MODE" (fakeserve_test.go) starts a
+// calls it answered, "simlora N..." how many generation requests named each
+// --lora module); "fakeserve MODE" (fakeserve_test.go) starts a
 // misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
@@ -53,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"fakeserve":    fakeserve,
 			"stallserve":   stallserve,
 			"simprofile":   simprofile,
+			"simlora":      simlora,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}
@@ -125,6 +127,18 @@ func simprofile(ts *testscript.TestScript, neg bool, args []string) {
 	starts, stops := srv.ProfileCalls()
 	if got := fmt.Sprintf("%d %d", starts, stops); got != args[0]+" "+args[1] {
 		ts.Fatalf("profiler calls (starts stops): got %s, want %s %s", got, args[0], args[1])
+	}
+}
+
+// simlora checks how many generation requests the script's simulator
+// served for each of its --lora modules, in order.
+func simlora(ts *testscript.TestScript, neg bool, args []string) {
+	srv := ts.Value(simKey{}).(*simHolder).srv
+	if neg || srv == nil {
+		ts.Fatalf("usage: simlora N... (after simserve --lora)")
+	}
+	if got := strings.Trim(fmt.Sprint(srv.LoRARequests()), "[]"); got != strings.Join(args, " ") {
+		ts.Fatalf("requests per LoRA module: got %s, want %s", got, strings.Join(args, " "))
 	}
 }
 

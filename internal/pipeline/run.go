@@ -171,11 +171,15 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		return nil, err
 	}
 	pr.closers = append(pr.closers, func() { client.Close() })
+	// The ready check and the warmups send request 0 with the run's model
+	// (vLLM's test input), whatever LoRA module request 0 gets.
+	first := reqs[0]
+	assignLoRA(reqs, sc.Target, sc.Seed)
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
 	}
-	probe, err := client.Prepare(reqs[:1], false)
+	probe, err := client.Prepare([]dataset.Request{first}, false)
 	if err != nil {
 		return nil, err
 	}

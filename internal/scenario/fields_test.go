@@ -56,6 +56,8 @@ var implemented = map[string]string{
 	"target.ca_file":           "TLS roots; backend/server_test.go",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
 	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
+	"target.lora_modules":      "per-request payload model; pipeline/lora_test.go, testdata/script/lora.txtar",
+	"target.lora_assignment":   "random or round-robin choice of lora_modules; pipeline/lora_test.go, testdata/script/lora.txtar",
 
 	"target.simulator.ttft_ms":              "simulated latency; testdata/script/report_dir.txtar, compare_ab.txtar",
 	"target.simulator.itl_ms":               "simulated latency; testdata/script/compare_ab.txtar",

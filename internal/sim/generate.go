@@ -102,6 +102,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		fail(e)
 		return
 	}
+	s.countLoRA(req.Model)
 	choices := make([]choice, len(prompts))
 	for i, ids := range prompts {
 		if e := s.plan(&choices[i], i, ids, &req, chat); e != nil {

@@ -29,3 +29,23 @@ func (s *Server) serveProfile(w http.ResponseWriter, n *atomic.Int64) {
 func (s *Server) ProfileCalls() (starts, stops int64) {
 	return s.profile.starts.Load(), s.profile.stops.Load()
 }
+
+// countLoRA counts a generation request that named a LoRA module.
+func (s *Server) countLoRA(model string) {
+	for i, name := range s.cfg.LoRAModules {
+		if name == model {
+			s.lora[i].Add(1)
+			return
+		}
+	}
+}
+
+// LoRARequests returns how many generation requests named each of
+// Config.LoRAModules, in its order.
+func (s *Server) LoRARequests() []int64 {
+	out := make([]int64, len(s.lora))
+	for i := range s.lora {
+		out[i] = s.lora[i].Load()
+	}
+	return out
+}

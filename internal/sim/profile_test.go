@@ -59,6 +59,10 @@ func TestLoRAModules(t *testing.T) {
 	if rec := call(t, s, "POST", "/v1/completions", `{"model": "other", "prompt": "hi", "max_tokens": 2}`); rec.status != 404 {
 		t.Errorf("unknown model: status %d", rec.status)
 	}
+	call(t, s, "POST", "/v1/chat/completions", `{"model": "chat-lora", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}`)
+	if got := s.LoRARequests(); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("requests per LoRA module %v, want [1 2]", got)
+	}
 
 	for _, bad := range [][]string{{""}, {"sim-model"}, {"a", "a"}} {
 		cfg.LoRAModules = bad

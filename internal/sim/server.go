@@ -32,6 +32,7 @@ type Server struct {
 	seq       atomic.Uint64 // generation request arrivals, 1-based
 	handler   http.Handler
 	profile   profileCalls
+	lora      []atomic.Int64 // generation requests per Config.LoRAModules entry
 
 	// active counts running handlers so that Close can wait for them.
 	mu     sync.Mutex
@@ -75,6 +76,7 @@ func New(cfg Config) (*Server, error) {
 		metrics:   newMetrics(),
 	}
 	s.idle = sync.NewCond(&s.mu)
+	s.lora = make([]atomic.Int64, len(cfg.LoRAModules))
 	if s.tok == nil {
 		s.tok, s.builtin = WordTokenizer{}, true
 		s.pool = make([]outToken, WordVocabSize)
