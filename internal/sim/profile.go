@@ -30,14 +30,16 @@ func (s *Server) ProfileCalls() (starts, stops int64) {
 	return s.profile.starts.Load(), s.profile.stops.Load()
 }
 
-// countLoRA counts a generation request that named a LoRA module.
-func (s *Server) countLoRA(model string) {
+// countLoRA counts a generation request that named a LoRA module and
+// returns the module's index in Config.LoRAModules (-1 for none).
+func (s *Server) countLoRA(model string) int {
 	for i, name := range s.cfg.LoRAModules {
 		if name == model {
 			s.lora[i].Add(1)
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // LoRARequests returns how many generation requests named each of

@@ -52,16 +52,20 @@ func TestLoRAModules(t *testing.T) {
 	}
 	for _, model := range []string{"sim-model", "sql-lora", "chat-lora"} {
 		rec := call(t, s, "POST", "/v1/completions", `{"model": "`+model+`", "prompt": "hi", "max_tokens": 2}`)
-		if rec.status != 200 {
+		if rec.status != 200 || !strings.Contains(rec.body.String(), `"model":"`+model+`"`) {
 			t.Errorf("model %s: status %d %s", model, rec.status, rec.body.String())
+		}
+		rec = call(t, s, "POST", "/v1/completions", `{"model": "`+model+`", "prompt": "hi", "max_tokens": 2, "stream": true}`)
+		if rec.status != 200 || !strings.Contains(rec.body.String(), `"model":"`+model+`"`) {
+			t.Errorf("model %s, streamed: status %d %s", model, rec.status, rec.body.String())
 		}
 	}
 	if rec := call(t, s, "POST", "/v1/completions", `{"model": "other", "prompt": "hi", "max_tokens": 2}`); rec.status != 404 {
 		t.Errorf("unknown model: status %d", rec.status)
 	}
 	call(t, s, "POST", "/v1/chat/completions", `{"model": "chat-lora", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}`)
-	if got := s.LoRARequests(); len(got) != 2 || got[0] != 1 || got[1] != 2 {
-		t.Errorf("requests per LoRA module %v, want [1 2]", got)
+	if got := s.LoRARequests(); len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Errorf("requests per LoRA module %v, want [2 3]", got)
 	}
 
 	for _, bad := range [][]string{{""}, {"sim-model"}, {"a", "a"}} {

@@ -33,6 +33,7 @@ type Server struct {
 	handler   http.Handler
 	profile   profileCalls
 	lora      []atomic.Int64 // generation requests per Config.LoRAModules entry
+	loraJSON  [][]byte       // Config.LoRAModules as JSON strings
 
 	// active counts running handlers so that Close can wait for them.
 	mu     sync.Mutex
@@ -77,6 +78,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.idle = sync.NewCond(&s.mu)
 	s.lora = make([]atomic.Int64, len(cfg.LoRAModules))
+	for _, name := range cfg.LoRAModules {
+		s.loraJSON = append(s.loraJSON, appendJSONString(nil, name))
+	}
 	if s.tok == nil {
 		s.tok, s.builtin = WordTokenizer{}, true
 		s.pool = make([]outToken, WordVocabSize)
