@@ -39,7 +39,7 @@ func TestAssignLoRA(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reqs := make([]dataset.Request, 5)
-			assignLoRA(reqs, scenario.Target{LoraModules: tt.mods, LoraAssignment: tt.assignment}, tt.seed)
+			assignLoRA(reqs, scenario.Target{LoraModules: tt.mods, LoraAssignment: tt.assignment}, pyGlobalRandom(tt.seed))
 			if got := models(reqs); !slices.Equal(got, tt.want) {
 				t.Errorf("models %q, want %q", got, tt.want)
 			}

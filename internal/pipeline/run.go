@@ -174,7 +174,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	// The ready check and the warmups send request 0 with the run's model
 	// (vLLM's test input), whatever LoRA module request 0 gets.
 	first := reqs[0]
-	assignLoRA(reqs, sc.Target, sc.Seed)
+	assignLoRA(reqs, sc.Target, pyGlobalRandom(sc.Seed))
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
