@@ -55,7 +55,9 @@ type namespace struct {
 	headers                          map[string]string
 	model, servedModelName           string
 	requestIDPrefix                  *string
-	insecure                         bool
+	insecure, profile                bool
+	loraModules                      []string
+	loraAssignment                   string
 
 	tokenizer, tokenizerMode           string
 	trustRemoteCode, skipTokenizerInit bool
@@ -100,7 +102,7 @@ type namespace struct {
 // newNamespace returns vLLM's defaults.
 func newNamespace() *namespace {
 	return &namespace{
-		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions",
+		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions", loraAssignment: "random",
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200,
@@ -166,6 +168,16 @@ var flags = []*flagDef{
 	{name: "--insecure", arity: arityZero, def: "False", paths: []string{"target.insecure"},
 		help: "disable TLS certificate verification",
 		set:  func(n *namespace, _ []string) error { n.insecure = true; return nil }},
+	{name: "--profile", arity: arityZero, def: "False", paths: []string{"target.profile"},
+		help: "POST /start_profile before the timed run and /stop_profile after it (the server needs a profiler configured)",
+		set:  func(n *namespace, _ []string) error { n.profile = true; return nil }},
+	{name: "--lora-modules", arity: arityPlus, metavar: "STR", def: "None", paths: []string{"target.lora_modules"},
+		help: "LoRA module names: each request's payload model is one of them (see --lora-assignment)",
+		set:  func(n *namespace, v []string) error { n.loraModules = slices.Clone(v); return nil }},
+	{name: "--lora-assignment", arity: arityOne, metavar: "STR", def: "random", choices: []string{"random", "round-robin"},
+		paths: []string{"target.lora_assignment"},
+		help:  "how requests choose among --lora-modules: random (Python's random.choice after random.seed(--seed)) or round-robin",
+		set:   func(n *namespace, v []string) error { n.loraAssignment = v[0]; return nil }},
 
 	{name: "--tokenizer", arity: arityOne, metavar: "STR", def: "None", paths: []string{"tokenizer.name"},
 		help: "tokenizer name or path (default: --model); vbench has o200k_base, cl100k_base, p50k_base, r50k_base built in",

@@ -109,12 +109,8 @@ func formattable(s *scenario.Scenario) error {
 		return &Error{Flag: "target.backend " + t.Backend, Msg: "vbench serve does not support this backend yet", Unsupported: true}
 	case dsErr != nil:
 		return dsErr
-	case t.LoraModules != nil:
-		return unsupportedFlag("target.lora_modules", "--lora-modules")
-	case t.LoraAssignment != "random":
-		return unsupportedFlag("target.lora_assignment", "--lora-assignment")
-	case t.Profile:
-		return unsupportedFlag("target.profile", "--profile")
+	case slices.ContainsFunc(t.LoraModules, func(m string) bool { return m == "" || strings.HasPrefix(m, "-") }):
+		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
 	case s.Load.ProbeRequestRate != 0:
 		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
 	case o.PlotTimeline:
@@ -184,6 +180,15 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return str(t.RequestIDPrefix), nil
 	case "--insecure":
 		return boolean(t.Insecure), nil
+	case "--profile":
+		return boolean(t.Profile), nil
+	case "--lora-modules":
+		if len(t.LoraModules) == 0 {
+			return nil, nil
+		}
+		return slices.Clone(t.LoraModules), nil
+	case "--lora-assignment":
+		return one(t.LoraAssignment), nil
 	case "--tokenizer":
 		return str(s.Tokenizer.Name), nil
 	case "--tokenizer-mode":

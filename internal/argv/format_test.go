@@ -35,6 +35,8 @@ func TestFormat(t *testing.T) {
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl"}, "--dataset-name custom --dataset-path p.jsonl"},
 		{[]string{"--dataset-name", "sonnet", "--dataset-path", "s.txt", "--sonnet-prefix-len", "0", "--sonnet-input-len", "300", "--output-len", "5"},
 			"--dataset-name sonnet --dataset-path s.txt --sonnet-input-len 300 --sonnet-prefix-len 0"},
+		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
+		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {
 		s, err := Parse(tc.args, Options{})
 		if err != nil {

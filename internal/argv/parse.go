@@ -272,6 +272,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	t := &sc.Target
 	t.Backend, t.BaseURL, t.Host, t.Port, t.Endpoint = n.backend, n.baseURL, n.host, int(n.port), n.endpoint
 	t.Headers, t.Model, t.ServedModelName, t.Insecure = n.headers, n.model, n.servedModelName, n.insecure
+	t.Profile, t.LoraModules, t.LoraAssignment = n.profile, n.loraModules, n.loraAssignment
 	if n.requestIDPrefix != nil {
 		t.RequestIDPrefix = *n.requestIDPrefix
 	}

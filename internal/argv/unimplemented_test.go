@@ -37,9 +37,6 @@ func TestFormatUnimplemented(t *testing.T) {
 		want  string
 	}{
 		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Random.BatchSize = 4 }, "--random-batch-size"},
-		{"target.lora_modules", func(s *scenario.Scenario) { s.Target.LoraModules = []string{"a"} }, "--lora-modules"},
-		{"target.lora_assignment", func(s *scenario.Scenario) { s.Target.LoraAssignment = "round-robin" }, "--lora-assignment"},
-		{"target.profile", func(s *scenario.Scenario) { s.Target.Profile = true }, "--profile"},
 		{"load.probe_request_rate", func(s *scenario.Scenario) { s.Load.ProbeRequestRate = 1 }, "--probe-request-rate"},
 		{"output.plot_timeline", func(s *scenario.Scenario) { s.Output.PlotTimeline = true }, "--plot-timeline"},
 		{"output.plot_dataset_stats", func(s *scenario.Scenario) { s.Output.PlotDatasetStats = true }, "--plot-dataset-stats"},

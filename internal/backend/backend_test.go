@@ -17,18 +17,26 @@ import (
 func TestPayload(t *testing.T) {
 	two := 2
 	req := dataset.Request{Prompt: "hi <there>", PromptLen: 3, OutputLen: 5, ID: "p-0"}
+	lora := req
+	lora.Model = "sql-lora"
 	tests := []struct {
 		name string
 		cfg  Config
 		want string
+		req  *dataset.Request
 	}{
 		{"completions", Config{Backend: "openai", URL: "http://h/v1/completions", Model: "m"},
-			`{"model":"m","prompt":"hi <there>","repetition_penalty":1,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`},
+			`{"model":"m","prompt":"hi <there>","repetition_penalty":1,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`, nil},
 		{"vllm with ignore_eos, logprobs and extra body overriding in place", Config{Backend: "vllm", URL: "http://h/v1/completions", Model: "m",
 			IgnoreEOS: true, Logprobs: &two, ExtraBody: map[string]any{"temperature": 0, "max_tokens": 7}},
-			`{"model":"m","prompt":"hi <there>","repetition_penalty":1,"max_tokens":7,"logprobs":2,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0}`},
+			`{"model":"m","prompt":"hi <there>","repetition_penalty":1,"max_tokens":7,"logprobs":2,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0}`, nil},
 		{"chat", Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m"},
-			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"max_completion_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`},
+			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"max_completion_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, nil},
+		// A request's own model (a LoRA module) replaces the run's.
+		{"completions with a LoRA module", Config{Backend: "openai", URL: "http://h/v1/completions", Model: "m"},
+			`{"model":"sql-lora","prompt":"hi <there>","repetition_penalty":1,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`, &lora},
+		{"chat with a LoRA module", Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m"},
+			`{"model":"sql-lora","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"max_completion_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, &lora},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +44,11 @@ func TestPayload(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := c.Prepare([]dataset.Request{req}, true)
+			r := req
+			if tt.req != nil {
+				r = *tt.req
+			}
+			p, err := c.Prepare([]dataset.Request{r}, true)
 			if err != nil {
 				t.Fatal(err)
 			}

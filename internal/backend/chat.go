@@ -18,7 +18,7 @@ type chat struct{}
 // whose content is the prompt as a text part.
 func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var p py.Object
-	p.Set("model", o.Model)
+	p.Set("model", o.ModelFor(r))
 	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
 	p.Set("max_completion_tokens", r.OutputLen)
 	p.Set("stream", true)

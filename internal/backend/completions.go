@@ -18,7 +18,7 @@ type completions struct{}
 // Payload builds vLLM's completions body, keys in vLLM's order.
 func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var p py.Object
-	p.Set("model", o.Model)
+	p.Set("model", o.ModelFor(r))
 	if len(r.Prompts) > 0 {
 		p.Set("prompt", r.Prompts) // a --random-batch-size group
 	} else {

@@ -101,7 +101,8 @@ type Message struct {
 
 // PayloadOptions are the run-wide settings a payload uses.
 type PayloadOptions struct {
-	// Model is the payload's model field.
+	// Model is the payload's model field, unless the request names its own
+	// (dataset.Request.Model: a LoRA module); see ModelFor.
 	Model string
 	// IgnoreEOS adds "ignore_eos": true (vLLM's common payload update).
 	IgnoreEOS bool
@@ -110,6 +111,15 @@ type PayloadOptions struct {
 	// ExtraBody is shallow-merged into the payload last, overriding
 	// earlier keys (vLLM's common payload update).
 	ExtraBody map[string]any
+}
+
+// ModelFor is the payload model of r: its own model name (a LoRA module
+// vLLM's --lora-modules assigned it) when set, else Model.
+func (o *PayloadOptions) ModelFor(r *dataset.Request) string {
+	if r.Model != "" {
+		return r.Model
+	}
+	return o.Model
 }
 
 // setCommon applies vLLM's common payload update (_update_payload_common)

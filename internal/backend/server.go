@@ -171,6 +171,18 @@ func (s *ServerAPI) Models(ctx context.Context) (id, root string, err error) {
 	return out.Data[0].ID, root, nil
 }
 
+// Profile posts to the server's profiler endpoint path ("/start_profile"
+// or "/stop_profile") with no body, as vLLM's --profile does: nil when the
+// server answers 200, else an error naming the call and the answer (vLLM
+// serves these routes only with a profiler configured).
+func (s *ServerAPI) Profile(ctx context.Context, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, nil)
+	if err != nil {
+		return err
+	}
+	return s.do(req, nil)
+}
+
 // Tokenize returns the server's token ids for prompt, without special
 // tokens. A non-empty prompt that gets no tokens in either dialect is an
 // error wrapping ErrCannotTokenize.
@@ -267,6 +279,8 @@ func (s *ServerAPI) post(ctx context.Context, path string, in, out any) error {
 	return s.do(req, out)
 }
 
+// do sends req with the client's headers and decodes a 200 answer's JSON
+// body into out (nil: the body is read and dropped).
 func (s *ServerAPI) do(req *http.Request, out any) error {
 	for k, v := range s.header {
 		req.Header[k] = v
@@ -294,6 +308,9 @@ func (s *ServerAPI) do(req *http.Request, out any) error {
 			return fmt.Errorf("%s %s: %w within %s (the answer did not finish)", req.Method, req.URL.Path, ErrServerTimeout, s.timeout)
 		}
 		return err
+	}
+	if out == nil {
+		return nil
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("%s %s: invalid JSON: %w", req.Method, req.URL.Path, err)

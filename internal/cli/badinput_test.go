@@ -36,14 +36,14 @@ type badInput struct {
 var badInputs = []badInput{
 	// Item 1: fields accepted and then ignored are refused, with
 	// file:line:col and argv's reason.
-	{name: "target.profile", issue: "11.1",
-		files: map[string]string{"s.cue": "target: simulator: {}\ntarget: profile: true\n"},
+	{name: "output.plot_dataset_stats", issue: "11.1",
+		files: map[string]string{"s.cue": "target: simulator: {}\noutput: plot_dataset_stats: true\n"},
 		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
-		stderr: `^vbench: s\.cue:2:9: target\.profile: not supported yet: the profiler calls \(/start_profile, /stop_profile\) are not implemented yet`},
-	{name: "lora_modules in YAML", issue: "11.1",
-		files: map[string]string{"s.yaml": "target:\n  lora_modules: [a]\n"},
+		stderr: `^vbench: s\.cue:2:9: output\.plot_dataset_stats: not supported yet: plots are not implemented yet`},
+	{name: "random batch_size in YAML", issue: "11.1",
+		files: map[string]string{"s.yaml": "dataset:\n  random:\n    batch_size: 4\n"},
 		args:  []string{"vet", "s.yaml"}, exit: cli.ExitUsage,
-		stderr: `^vbench: s\.yaml:2:3: target\.lora_modules: not supported yet: LoRA module assignment is not implemented yet`},
+		stderr: `^vbench: s\.yaml:3:5: dataset\.random\.batch_size: not supported yet: batched random prompts are for embedding backends, which are not implemented yet`},
 	{name: "plot_timeline", issue: "11.1",
 		files: map[string]string{"s.cue": "output: plot_timeline: true\n"},
 		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,
@@ -53,7 +53,7 @@ var badInputs = []badInput{
 		args:  []string{"vet", "s.cue", "--set", "load.probe_request_rate=3"}, exit: cli.ExitUsage,
 		stderr: `^vbench: --set load\.probe_request_rate=3: load\.probe_request_rate: not supported yet: probe requests are not implemented yet`},
 	{name: "unimplemented field at its default", issue: "11.1",
-		files: map[string]string{"s.cue": "target: profile: false\nload: probe_request_rate: 0\n"},
+		files: map[string]string{"s.cue": "output: plot_dataset_stats: false\nload: probe_request_rate: 0\n"},
 		args:  []string{"vet", "s.cue"}, exit: 0, stdout: `^ok sha256:`},
 
 	// Item 4: what fails at run time fails at vet; what cannot fit in

@@ -31,10 +31,12 @@ func TestMain(m *testing.M) {
 // repository root (for the shipped scenarios). Besides exec'ing vbench, a
 // script can start an in-process simulator with
 //
-//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME]
+//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME] [--lora A,B] [--profiler on|off]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
-// when the script ends; "fakeserve MODE" (fakeserve_test.go) starts a
+// when the script ends ("simprofile STARTS STOPS" checks how many profiler
+// calls it answered, "simlora N..." how many generation requests named each
+// --lora module); "fakeserve MODE" (fakeserve_test.go) starts a
 // misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
@@ -54,6 +56,8 @@ func TestScripts(t *testing.T) {
 			"checkrecords": checkRecords,
 			"fakeserve":    fakeserve,
 			"stallserve":   stallserve,
+			"simprofile":   simprofile,
+			"simlora":      simlora,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}
@@ -98,6 +102,10 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			_, err = fmt.Sscan(v, &cfg.SpecDecodeAcceptance)
 		case "--tokenizer":
 			tok = v
+		case "--lora":
+			cfg.LoRAModules = strings.Split(v, ",")
+		case "--profiler":
+			cfg.NoProfiler = v == "off"
 		default:
 			ts.Fatalf("simserve: unknown flag %s", args[i])
 		}
@@ -130,6 +138,31 @@ func simmetrics(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("simmetrics: %s", resp.Status)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), body, 0o644))
+}
+
+// simprofile checks that the script's simulator answered STARTS calls of
+// /start_profile and STOPS of /stop_profile.
+func simprofile(ts *testscript.TestScript, neg bool, args []string) {
+	srv := ts.Value(simKey{}).(*simHolder).srv
+	if neg || len(args) != 2 || srv == nil {
+		ts.Fatalf("usage: simprofile STARTS STOPS (after simserve)")
+	}
+	starts, stops := srv.ProfileCalls()
+	if got := fmt.Sprintf("%d %d", starts, stops); got != args[0]+" "+args[1] {
+		ts.Fatalf("profiler calls (starts stops): got %s, want %s %s", got, args[0], args[1])
+	}
+}
+
+// simlora checks how many generation requests the script's simulator
+// served for each of its --lora modules, in order.
+func simlora(ts *testscript.TestScript, neg bool, args []string) {
+	srv := ts.Value(simKey{}).(*simHolder).srv
+	if neg || srv == nil {
+		ts.Fatalf("usage: simlora N... (after simserve --lora)")
+	}
+	if got := strings.Trim(fmt.Sprint(srv.LoRARequests()), "[]"); got != strings.Join(args, " ") {
+		ts.Fatalf("requests per LoRA module: got %s, want %s", got, strings.Join(args, " "))
+	}
 }
 
 func waitfile(ts *testscript.TestScript, neg bool, args []string) {

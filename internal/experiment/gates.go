@@ -29,7 +29,9 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 		MaxConcurrency: sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0,
 		FiniteRate:     !sc.Load.RequestRate.IsInf(),
 		// vbench sends no probe requests yet.
-		Probes:            false,
+		Probes: false,
+		SteadyState: sc.Metrics.SteadyStateOn() && sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0 &&
+			sc.Load.RequestRate.IsInf() && sc.Load.RampUp == nil,
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 	}
@@ -138,6 +140,7 @@ var needTexts = []struct {
 	{metrics.NeedsProbes, "probe requests, which vbench does not send yet"},
 	{metrics.NeedsGeneration, "a generation backend"},
 	{metrics.NeedsPooling, "a pooling backend"},
+	{metrics.NeedsSteadyState, "a closed-loop run (load.max_concurrency set, request rate inf, no ramp-up) with metrics.steady_state on"},
 }
 
 // unproducedReason says why setup does not produce the metric key.

@@ -221,6 +221,13 @@ const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, 
 	`spec_decode_draft_tokens, spec_decode_accepted_tokens, diffusion_committed_throughput, diffusion_steps_per_canvas, ` +
 	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, `
 
+// steadyKeys are the steady-state metrics a closed-loop run (planBase)
+// can gate on.
+const steadyKeys = `steady_state_duration, steady_state_request_throughput, steady_state_input_throughput, ` +
+	`steady_state_output_throughput, steady_state_total_token_throughput, steady_state_mean_ttft_ms, ` +
+	`steady_state_median_ttft_ms, steady_state_mean_tpot_ms, steady_state_median_tpot_ms, steady_state_p90_tpot_ms, ` +
+	`steady_state_p99_tpot_ms, `
+
 func TestExpandErrors(t *testing.T) {
 	tests := []struct {
 		name, extra, want string
@@ -230,7 +237,8 @@ func TestExpandErrors(t *testing.T) {
 			`compare.gates[0].metric: p95_ttft_ms needs 95 in metrics.metric_percentiles; metrics it can gate on: duration, completed, failed, ` +
 				`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
 				`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
-				`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
+				`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
+				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
 				`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
 		{"gate on an unselected metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: mean_e2el_ms needs e2el in metrics.percentile_metrics; metrics it can gate on: duration,`},
@@ -249,14 +257,14 @@ compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_including_client
 			`mean_e2el_including_client_queue_ms needs a finite load.request_rate; metrics it can gate on: duration, completed, failed, total_input_tokens, ` +
 				`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
 				`max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
-				`client_cpu_fraction, client_gc_pause_ms, mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
+				`client_cpu_fraction, client_gc_pause_ms, ` + steadyKeys + `mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
 		{"gate on a metric a variant drops", `metrics: percentile_metrics: ["ttft", "e2el"]
 compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: [{metric: "p99_e2el_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: p99_e2el_ms needs e2el in metrics.percentile_metrics (at variant b); metrics it can gate on: ` +
 				`duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput, output_throughput, ` +
 				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, ` +
 				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
-				`mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
+				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
 		{"gate on a percentile a sweep point drops", `sweep: axes: "metrics.metric_percentiles": [[99], [50]]
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}]}`,
 			`p99_ttft_ms needs 99 in metrics.metric_percentiles (at sweep point`},

@@ -89,6 +89,10 @@ const (
 	NeedsGeneration
 	// NeedsPooling: a pooling backend (embeddings and the like).
 	NeedsPooling
+	// NeedsSteadyState: a closed-loop run (a concurrency limit, request
+	// rate inf, no ramp-up) with metrics.steady_state on. Its result has
+	// the steady-state metrics only when the run had a window.
+	NeedsSteadyState
 )
 
 // Def is one metric: a number a run reports, that summaries show and
@@ -183,6 +187,18 @@ const (
 	KeyClientSendLagMax  = "client_send_lag_max_ms"
 	KeyClientCPUFraction = "client_cpu_fraction"
 	KeyClientGCPause     = "client_gc_pause_ms"
+
+	KeySteadyDuration             = "steady_state_duration"
+	KeySteadyRequestThroughput    = "steady_state_request_throughput"
+	KeySteadyInputThroughput      = "steady_state_input_throughput"
+	KeySteadyOutputThroughput     = "steady_state_output_throughput"
+	KeySteadyTotalTokenThroughput = "steady_state_total_token_throughput"
+	KeySteadyMeanTTFT             = "steady_state_mean_ttft_ms"
+	KeySteadyMedianTTFT           = "steady_state_median_ttft_ms"
+	KeySteadyMeanTPOT             = "steady_state_mean_tpot_ms"
+	KeySteadyMedianTPOT           = "steady_state_median_tpot_ms"
+	KeySteadyP90TPOT              = "steady_state_p90_tpot_ms"
+	KeySteadyP99TPOT              = "steady_state_p99_tpot_ms"
 )
 
 // defs are the metrics other than the latency statistics, in the order of
@@ -230,9 +246,25 @@ var defs = []Def{
 	{Key: KeyClientSendLagMax, Path: healthPath("send_lag_ms", "max"), Short: "send lag max (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
 	{Key: KeyClientCPUFraction, Path: healthPath("cpu_fraction"), Short: "client CPU share", Better: BetterLower, Source: SourceHealth},
 	{Key: KeyClientGCPause, Path: healthPath("gc_pause_ms"), Short: "client GC pause (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
+
+	// The steady-state window of a closed-loop run (vllm-bench's
+	// steady_state), in the "vbench" object's "steady_state".
+	{Key: KeySteadyDuration, Path: steadyPath("window", "duration_s"), Short: "steady window (s)", Unit: "s", Needs: NeedsSteadyState},
+	{Key: KeySteadyRequestThroughput, Path: steadyPath("request_throughput"), Short: "steady req/s", Unit: "req/s", Better: BetterHigher, Needs: NeedsSteadyState},
+	{Key: KeySteadyInputThroughput, Path: steadyPath("input_throughput"), Short: "steady input tok/s", Unit: "tok/s", Better: BetterHigher, Needs: NeedsSteadyState},
+	{Key: KeySteadyOutputThroughput, Path: steadyPath("output_throughput"), Short: "steady output tok/s", Unit: "tok/s", Better: BetterHigher, Needs: NeedsSteadyState},
+	{Key: KeySteadyTotalTokenThroughput, Path: steadyPath("total_token_throughput"), Short: "steady total tok/s", Unit: "tok/s", Better: BetterHigher, Needs: NeedsSteadyState},
+	{Key: KeySteadyMeanTTFT, Path: steadyPath("mean_ttft_ms"), Short: "steady mean TTFT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
+	{Key: KeySteadyMedianTTFT, Path: steadyPath("median_ttft_ms"), Short: "steady median TTFT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
+	{Key: KeySteadyMeanTPOT, Path: steadyPath("mean_tpot_ms"), Short: "steady mean TPOT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
+	{Key: KeySteadyMedianTPOT, Path: steadyPath("median_tpot_ms"), Short: "steady median TPOT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
+	{Key: KeySteadyP90TPOT, Path: steadyPath("p90_tpot_ms"), Short: "steady P90 TPOT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
+	{Key: KeySteadyP99TPOT, Path: steadyPath("p99_tpot_ms"), Short: "steady P99 TPOT (ms)", Unit: "ms", Better: BetterLower, Needs: NeedsSteadyState},
 }
 
 func healthPath(keys ...string) []string { return append([]string{"vbench", "client_health"}, keys...) }
+
+func steadyPath(keys ...string) []string { return append([]string{"vbench", "steady_state"}, keys...) }
 
 // defIndex maps a key to its index in defs.
 var defIndex = func() map[string]int {
@@ -411,6 +443,9 @@ type Setup struct {
 	FiniteRate bool
 	// Probes is true when probe requests are sent.
 	Probes bool
+	// SteadyState is true for a closed-loop run with metrics.steady_state
+	// on (see NeedsSteadyState).
+	SteadyState bool
 	// PercentileMetrics are the selected latency metrics.
 	PercentileMetrics []string
 	// Percentiles are the reported percentiles.
@@ -425,7 +460,7 @@ func (s Setup) Meets(n Needs) bool {
 	}{
 		{NeedsTokenizer, s.Tokenizer}, {NeedsGoodput, s.Goodput}, {NeedsMaxConcurrency, s.MaxConcurrency},
 		{NeedsFiniteRate, s.FiniteRate}, {NeedsProbes, s.Probes}, {NeedsGeneration, s.Generation},
-		{NeedsPooling, !s.Generation},
+		{NeedsPooling, !s.Generation}, {NeedsSteadyState, s.SteadyState},
 	} {
 		if n&c.bit != 0 && !c.ok {
 			return false

@@ -55,6 +55,9 @@ type Options struct {
 	// RequestRateFinite is true when the request rate is finite; together
 	// with MaxConcurrencySet it makes e2el_including_client_queue applicable.
 	RequestRateFinite bool
+	// SteadyState, when not nil, asks for the steady-state window of a
+	// closed-loop run (Summary.SteadyState); nil computes none.
+	SteadyState *SteadyOptions
 }
 
 // Outcome is one request's result in vLLM's terms (its RequestFuncOutput):
@@ -213,6 +216,11 @@ type Summary struct {
 
 	// FailureErrors are the error texts of the failed requests, in order.
 	FailureErrors []string
+
+	// SteadyState is the steady-state window and its metrics when
+	// Options.SteadyState asked for them and the run has one (see
+	// ComputeSteadyState); nil otherwise.
+	SteadyState *SteadyState
 }
 
 // Metric returns the statistics of the named metric, if it was reported.
@@ -379,6 +387,9 @@ func ComputeOutcomes(outs []Outcome, durationSeconds float64, opt Options) *Summ
 			continue
 		}
 		s.Metrics = append(s.Metrics, Describe(name, v, opt.Percentiles))
+	}
+	if opt.SteadyState != nil {
+		s.SteadyState = ComputeSteadyState(outs, s.OutputLens, dur, *opt.SteadyState)
 	}
 	return s
 }

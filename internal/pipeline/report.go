@@ -27,6 +27,10 @@ type vbenchInfo struct {
 	Experiment any `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
+	// SteadyState is the steady-state window of a closed-loop run and its
+	// metrics, JSON null without one, and no key when
+	// metrics.steady_state is off (see steadyJSON).
+	SteadyState any `json:"steady_state,omitempty"`
 	// Interrupted marks a run cancelled before it finished, so --resume
 	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -91,8 +95,10 @@ func createRecords(sc *scenario.Scenario, path string, create func(string, recor
 // writeReports prints the failure lines and the result block, then writes
 // the result JSON when the scenario asks (see writeResult; fresh says no
 // file may be replaced), unless recErr says the records it would name were
-// not all written. planned is the number of requests the run was to send.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, env Env, out *Outcome) error {
+// not all written. planned is the number of requests the run was to send;
+// profileStop is the outcome of stopping the server's profiler, whose
+// lines follow the block.
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, profileStop report.Profiler, env Env, out *Outcome) error {
 	obs := env.observer()
 	if err := obs.Result(report.ConsoleInput{
 		Summary:        sum,
@@ -100,6 +106,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		RequestRate:    float64(sc.Load.RequestRate),
 		SpecDecode:     out.SpecDecode,
 		Diffusion:      out.Diffusion,
+		ProfileStop:    profileStop,
 	}); err != nil {
 		return err
 	}
@@ -109,7 +116,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return nil
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health), Interrupted: out.Interrupted, NotSent: out.NotSent}
+		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState),
+		Interrupted: out.Interrupted, NotSent: out.NotSent}
 	if files.records != "" {
 		out.RecordsPath = files.records
 		info.Records = filepath.Base(out.RecordsPath)

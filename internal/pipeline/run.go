@@ -176,11 +176,15 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		return nil, err
 	}
 	pr.closers = append(pr.closers, func() { client.Close() })
+	// The ready check and the warmups send request 0 with the run's model
+	// (vLLM's test input), whatever LoRA module request 0 gets.
+	first := reqs[0]
+	assignLoRA(reqs, sc.Target, pyGlobalRandom(sc.Seed))
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
 	}
-	probe, err := client.Prepare(reqs[:1], false)
+	probe, err := client.Prepare([]dataset.Request{first}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +218,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
+	traffic.Profile = pr.profile(ctx, env, "/start_profile")
 	obs.Traffic(traffic)
 	// vLLM scrapes /metrics after the traffic lines, before the clock
 	// starts.
@@ -231,6 +236,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		server.close()
 		return nil, err
 	}
+	steady := steadyOptions(sc, maxConc)
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
@@ -238,6 +244,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		CountTokens:       countTokens(tok),
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+		SteadyState:       steady,
 	})
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
@@ -264,12 +271,16 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 
 	sum := acc.Close(res.Duration)
+	profileStop := report.ProfilerOff
+	if traffic.Profile != report.ProfilerOff {
+		profileStop = pr.profile(ctx, env, "/stop_profile")
+	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	server.finish(ctx, sum.Duration, out)
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + healthLines(out.Health))
+	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}

@@ -69,6 +69,10 @@ type ConsoleInput struct {
 	Probe      *metrics.ProbeSummary
 	SpecDecode *SpecDecodeStats
 	Diffusion  *DiffusionStats
+	// ProfileStop is the outcome of the call that stopped the server's
+	// profiler (--profile), whose lines Console.Result prints after the
+	// block (WriteConsole does not).
+	ProfileStop Profiler
 }
 
 // block accumulates console lines in Python's formats.

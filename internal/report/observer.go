@@ -62,7 +62,25 @@ type Traffic struct {
 	Burstiness float64
 	// MaxConcurrency is the concurrency limit (0: none).
 	MaxConcurrency int
+	// Profile is the outcome of the call that started the server's
+	// profiler before the run (--profile).
+	Profile Profiler
 }
+
+// Profiler is the outcome of a call of the server's profiler endpoints
+// (--profile: /start_profile before the timed run, /stop_profile after
+// the result block).
+type Profiler int
+
+const (
+	// ProfilerOff: no call (no --profile).
+	ProfilerOff Profiler = iota
+	// ProfilerFailed: the call failed; vLLM then prints only the line
+	// announcing it.
+	ProfilerFailed
+	// ProfilerOK: the server answered 200.
+	ProfilerOK
+)
 
 // Console is the RunObserver that prints what `vllm bench serve` prints:
 // vLLM's lines on Stdout, vbench's diagnostics and the saved file on
@@ -117,6 +135,12 @@ func (c *Console) Warmup(n int, done bool) {
 func (c *Console) Traffic(t Traffic) {
 	w := c.out()
 	fmt.Fprintln(w, "Starting main benchmark run...")
+	if t.Profile != ProfilerOff {
+		fmt.Fprintln(w, "Starting profiler...")
+		if t.Profile == ProfilerOK {
+			fmt.Fprintln(w, "Profiler started")
+		}
+	}
 	if r := t.RampUp; r != nil {
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", r.Strategy)
 		fmt.Fprintf(w, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
@@ -135,12 +159,22 @@ func (c *Console) Traffic(t Traffic) {
 	}
 }
 
-// Result prints the failure lines and the result block on Stdout.
+// Result prints the failure lines and the result block on Stdout, then
+// vLLM's lines about stopping the profiler (--profile).
 func (c *Console) Result(in ConsoleInput) error {
 	if err := WriteMetricsNotes(c.out(), in.Summary); err != nil {
 		return err
 	}
-	return WriteConsole(c.out(), in)
+	if err := WriteConsole(c.out(), in); err != nil {
+		return err
+	}
+	if in.ProfileStop != ProfilerOff {
+		fmt.Fprintln(c.out(), "Stopping profiler...")
+		if in.ProfileStop == ProfilerOK {
+			fmt.Fprintln(c.out(), "Profiler stopped")
+		}
+	}
+	return nil
 }
 
 // Saved prints "Result written to PATH" on Stderr.

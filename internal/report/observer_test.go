@@ -29,6 +29,13 @@ func TestConsoleObserver(t *testing.T) {
 		{"ramp-up", false, func(o RunObserver) {
 			o.Traffic(Traffic{RampUp: &RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 2.5}, RequestRate: math.Inf(1), Burstiness: 0.5, MaxConcurrency: 8})
 		}, "Starting main benchmark run...\nTraffic ramp-up strategy: linear.\nWill increase RPS from 1 to 2.5 RPS over the duration of the benchmark.\nBurstiness factor: 0.5 (Gamma distribution)\nMaximum request concurrency: 8\n", ""},
+		// --profile: vLLM announces the call, and confirms it on a 200.
+		{"traffic with the profiler started", false, func(o RunObserver) {
+			o.Traffic(Traffic{RequestRate: math.Inf(1), Burstiness: 1, MaxConcurrency: 4, Profile: ProfilerOK})
+		}, "Starting main benchmark run...\nStarting profiler...\nProfiler started\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: 4\n", ""},
+		{"traffic with the profiler failed", false, func(o RunObserver) {
+			o.Traffic(Traffic{RequestRate: math.Inf(1), Burstiness: 1, Profile: ProfilerFailed})
+		}, "Starting main benchmark run...\nStarting profiler...\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: None\n", ""},
 		{"saved", false, func(o RunObserver) { o.Saved("r.json") }, "", "Result written to r.json\n"},
 		{"health on stdout", false, func(o RunObserver) { o.Health("Client health: x\n") }, "Client health: x\n", ""},
 		{"health on stderr", true, func(o RunObserver) { o.Health("Client health: x\n") }, "", "Client health: x\n"},
@@ -64,5 +71,27 @@ func TestConsoleObserverResult(t *testing.T) {
 	}
 	if err := (Silent{}).Result(ConsoleInput{Summary: sum}); err != nil {
 		t.Error(err)
+	}
+}
+
+// The lines about stopping the profiler follow the result block.
+func TestConsoleResultProfileStop(t *testing.T) {
+	sum := metrics.ComputeOutcomes(nil, 1, metrics.Options{})
+	for _, tt := range []struct {
+		stop Profiler
+		tail string
+	}{
+		{ProfilerOff, "=\n"},
+		{ProfilerFailed, "=\nStopping profiler...\n"},
+		{ProfilerOK, "=\nStopping profiler...\nProfiler stopped\n"},
+	} {
+		var stdout bytes.Buffer
+		if err := (&Console{Stdout: &stdout}).Result(ConsoleInput{Summary: sum, RequestRate: math.Inf(1), ProfileStop: tt.stop}); err != nil {
+			t.Fatal(err)
+		}
+		announced := bytes.Contains(stdout.Bytes(), []byte("profiler"))
+		if !bytes.HasSuffix(stdout.Bytes(), []byte(tt.tail)) || !bytes.HasPrefix(stdout.Bytes(), []byte("=")) || announced != (tt.stop != ProfilerOff) {
+			t.Errorf("profiler %d: output ends %q, want %q", tt.stop, stdout.String()[max(0, stdout.Len()-60):], tt.tail)
+		}
 	}
 }

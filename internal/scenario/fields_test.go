@@ -55,6 +55,9 @@ var implemented = map[string]string{
 	"target.insecure":          "TLS verification (experiment/single.go, backend/server.go); no test yet",
 	"target.ca_file":           "TLS roots; backend/server_test.go",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
+	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
+	"target.lora_modules":      "per-request payload model; pipeline/lora_test.go, testdata/script/lora.txtar",
+	"target.lora_assignment":   "random or round-robin choice of lora_modules; pipeline/lora_test.go, testdata/script/lora.txtar",
 
 	"target.simulator.ttft_ms":                "simulated latency; testdata/script/report_dir.txtar, compare_ab.txtar",
 	"target.simulator.itl_ms":                 "simulated latency; testdata/script/compare_ab.txtar",
@@ -121,6 +124,7 @@ var implemented = map[string]string{
 	"metrics.goodput.ttft":       "goodput; metrics/metrics_test.go, testdata/script/serve_outputs.txtar",
 	"metrics.goodput.tpot":       "goodput; metrics/metrics_test.go",
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
+	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
 
 	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
 	"output.save_detailed":   "per-request arrays; report/result_test.go",

@@ -384,5 +384,10 @@ func (l *locator) decode(data []byte, cs *compiledSchema) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("internal error: decode resolved scenario: %w", err)
 	}
+	// metrics.steady_state true is the default, held as nil (see
+	// Metrics.SteadyState).
+	if m := &s.Metrics; m.SteadyState != nil && *m.SteadyState {
+		m.SteadyState = nil
+	}
 	return &s, nil
 }

@@ -491,6 +491,25 @@ type Metrics struct {
 	MetricPercentiles []float64 `json:"metric_percentiles"`
 	// Goodput holds SLOs in milliseconds keyed by ttft, tpot, e2el.
 	Goodput map[string]float64 `json:"goodput,omitempty"`
+	// SteadyState, when false, turns off the steady-state window of a
+	// closed-loop run; nil means true, the default (see SteadyStateOn).
+	// true is left out of the canonical form, so the field does not change
+	// the hash of scenarios that leave it at its default.
+	SteadyState *bool `json:"steady_state,omitempty"`
+}
+
+// SteadyStateOn reports whether the steady-state window is asked for
+// (metrics.steady_state, default true).
+func (m Metrics) SteadyStateOn() bool { return m.SteadyState == nil || *m.SteadyState }
+
+// MarshalJSON encodes m, leaving steady_state out when it is true (the
+// default), so that the field keeps existing scenario hashes.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	type plain Metrics
+	if m.SteadyStateOn() {
+		m.SteadyState = nil
+	}
+	return json.Marshal(plain(m))
 }
 
 // Output says what is written where.

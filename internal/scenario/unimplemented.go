@@ -29,9 +29,6 @@ type Unimplemented struct {
 // implement yet. When one lands, remove it here and from argv's
 // unsupported.txt, and list it as implemented in TestSchemaFieldsAccounted.
 var unimplemented = []Unimplemented{
-	{"target.lora_modules", "--lora-modules", "LoRA module assignment is not implemented yet"},
-	{"target.lora_assignment", "--lora-assignment", "LoRA module assignment is not implemented yet"},
-	{"target.profile", "--profile", "the profiler calls (/start_profile, /stop_profile) are not implemented yet"},
 	{"dataset.random.batch_size", "--random-batch-size", "batched random prompts are for embedding backends, which are not implemented yet"},
 	{"load.probe_request_rate", "--probe-request-rate", "probe requests are not implemented yet"},
 	{"output.plot_timeline", "--plot-timeline", "plots are not implemented yet"},

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -58,6 +59,14 @@ type Config struct {
 	// SpecDecodeAcceptance is the share of draft tokens accepted, in
 	// [0, 1] (see SpecAccepted).
 	SpecDecodeAcceptance float64
+	// LoRAModules are LoRA adapter names the server also serves: /v1/models
+	// lists them after Model (Model as their parent, their name as their
+	// root), and a request may name one as its model (vllm serve
+	// --lora-modules).
+	LoRAModules []string
+	// NoProfiler makes /start_profile and /stop_profile answer 404, as
+	// vLLM does when it runs without a profiler configured.
+	NoProfiler bool
 }
 
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
@@ -100,6 +109,11 @@ func (c Config) validate() error {
 	}
 	if !(c.SpecDecodeAcceptance >= 0 && c.SpecDecodeAcceptance <= 1) {
 		errs = append(errs, fmt.Errorf("spec-decode acceptance must be in [0, 1], got %v", c.SpecDecodeAcceptance))
+	}
+	for i, name := range c.LoRAModules {
+		if name == "" || name == c.Model || slices.Contains(c.LoRAModules[:i], name) {
+			errs = append(errs, fmt.Errorf("LoRA module names must be non-empty and differ from each other and from the model, got %q", name))
+		}
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))

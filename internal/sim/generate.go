@@ -102,6 +102,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		fail(e)
 		return
 	}
+	lora := s.countLoRA(req.Model)
 	choices := make([]choice, len(prompts))
 	for i, ids := range prompts {
 		if e := s.plan(&choices[i], i, ids, &req, chat); e != nil {
@@ -122,6 +123,10 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		choices: choices,
 		id:      prefix + reqID,
 		created: t0.Unix(),
+		model:   s.cfg.Model, modelJSON: s.modelJSON,
+	}
+	if lora >= 0 { // vLLM answers with the LoRA module's name
+		g.model, g.modelJSON = s.cfg.LoRAModules[lora], s.loraJSON[lora]
 	}
 	defer g.finishRaw() // after running is decremented
 	m.running.Add(1)
@@ -327,6 +332,8 @@ type generation struct {
 	choices      []choice
 	id           string
 	created      int64
+	model        string // the model the request named: the served model or a LoRA module
+	modelJSON    []byte // model as a JSON string
 	head         []byte // `{"id":…,"object":…,"created":…,"model":…,"choices":[`
 	buf          []byte
 	pending      [maxCoalesce]pendingEvent
@@ -434,7 +441,7 @@ func (g *generation) appendUsage(b []byte) []byte {
 func (g *generation) stream(r *http.Request, object string) {
 	s := g.s
 	g.head = fmt.Appendf(nil, `{"id":%s,"object":"%s","created":%d,"model":%s,"choices":[`,
-		appendJSONString(nil, g.id), object, g.created, s.modelJSON)
+		appendJSONString(nil, g.id), object, g.created, g.modelJSON)
 	g.buf = make([]byte, 0, 1024)
 	for i := range g.choices {
 		g.remaining += g.choices[i].n
@@ -671,7 +678,7 @@ func (g *generation) respond(object string) {
 		g.abort()
 		return
 	}
-	resp := responseJSON{ID: g.id, Object: object, Created: g.created, Model: s.cfg.Model}
+	resp := responseJSON{ID: g.id, Object: object, Created: g.created, Model: g.model}
 	var completionChoices []completionChoiceJSON
 	var chatChoices []chatChoiceJSON
 	for i := range g.choices {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,9 @@ type Server struct {
 	metrics   *metrics
 	seq       atomic.Uint64 // generation request arrivals, 1-based
 	handler   http.Handler
+	profile   profileCalls
+	lora      []atomic.Int64 // generation requests per Config.LoRAModules entry
+	loraJSON  [][]byte       // Config.LoRAModules as JSON strings
 
 	// active counts running handlers so that Close can wait for them.
 	mu     sync.Mutex
@@ -74,6 +78,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.metrics.spec = newSpecCounters(cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance, s.started)
 	s.idle = sync.NewCond(&s.mu)
+	s.lora = make([]atomic.Int64, len(cfg.LoRAModules))
+	for _, name := range cfg.LoRAModules {
+		s.loraJSON = append(s.loraJSON, appendJSONString(nil, name))
+	}
 	if s.tok == nil {
 		s.tok, s.builtin = WordTokenizer{}, true
 		s.pool = make([]outToken, WordVocabSize)
@@ -130,6 +138,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /detokenize", s.serveDetokenize)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	mux.HandleFunc("POST /start_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.starts) })
+	mux.HandleFunc("POST /stop_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.stops) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Get("X-Request-Id"); id != "" {
 			w.Header().Set("X-Request-Id", id)
@@ -254,7 +264,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // checkModel returns the 404 vLLM answers for a model it does not serve; an
 // empty name selects the served model.
 func (s *Server) checkModel(name string) *apiError {
-	if name == "" || name == s.cfg.Model {
+	if name == "" || name == s.cfg.Model || slices.Contains(s.cfg.LoRAModules, name) {
 		return nil
 	}
 	return &apiError{http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", name)}
@@ -288,15 +298,22 @@ func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
 	}
 	created := s.started.Unix()
 	h := hash3(s.cfg.Seed, saltRequest, 0, 0)
+	perm := []permission{{
+		ID: fmt.Sprintf("modelperm-%016x", h), Object: "model_permission", Created: created,
+		AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
+	}}
+	models := []model{{
+		ID: s.cfg.Model, Object: "model", Created: created, OwnedBy: "vllm",
+		Root: s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen, Permission: perm,
+	}}
+	// vLLM lists each LoRA adapter after the base model, with the base
+	// model as its parent (and its path as its root: here its name).
+	for _, name := range s.cfg.LoRAModules {
+		models = append(models, model{ID: name, Object: "model", Created: created, OwnedBy: "vllm",
+			Root: name, Parent: &s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen, Permission: perm})
+	}
 	writeJSON(w, http.StatusOK, struct {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
-	}{"list", []model{{
-		ID: s.cfg.Model, Object: "model", Created: created, OwnedBy: "vllm",
-		Root: s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen,
-		Permission: []permission{{
-			ID: fmt.Sprintf("modelperm-%016x", h), Object: "model_permission", Created: created,
-			AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
-		}},
-	}}})
+	}{"list", models})
 }

@@ -1,0 +1,255 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/vbench/vbench/internal/numpy"
+)
+
+// Steady state, as vLLM's Rust client (vllm-bench) reports it: for a
+// closed-loop run (a concurrency limit, request rate inf), the window
+// during which the client's in-flight requests stay at or above a share
+// of the limit, and the throughput and latencies measured over that
+// window only, without the ramp-up at the start and the drain at the end.
+
+// DefaultSteadyThreshold is the share of the concurrency limit that
+// in-flight requests must reach for the steady-state window (vllm-bench's
+// --steady-state-threshold default).
+const DefaultSteadyThreshold = 0.95
+
+// SteadyOptions configure the steady-state window of a closed-loop run.
+type SteadyOptions struct {
+	// Target is the run's concurrency limit (load.max_concurrency), > 0.
+	Target int
+	// Threshold is the share of Target that in-flight requests must reach,
+	// in (0, 1]; 0 means DefaultSteadyThreshold.
+	Threshold float64
+	// MinWindow is the window length in seconds below which the window
+	// carries a warning; 0 means max(10 s, 10 % of the run).
+	MinWindow float64
+	// Percentiles are the TTFT percentiles reported (metrics.metric_percentiles).
+	Percentiles []float64
+}
+
+// SteadyWindow is the detected steady-state window. Times are seconds from
+// the earliest successful request's start.
+type SteadyWindow struct {
+	// StartS is when in-flight requests first reached ThresholdAbs.
+	StartS float64
+	// EndS is when they last fell below it.
+	EndS float64
+	// DurationS is EndS - StartS.
+	DurationS float64
+	// TargetConcurrency is the concurrency limit.
+	TargetConcurrency int
+	// Threshold is the share of the limit, and ThresholdAbs the in-flight
+	// count it gives: max(1, ceil(Threshold * TargetConcurrency)).
+	Threshold    float64
+	ThresholdAbs int
+	// ObservedPeak is the largest number of requests in flight (exact, from
+	// the start and end events).
+	ObservedPeak int
+	// RequestsStarted and RequestsCompleted count the successful requests
+	// that started, and that ended, within [StartS, EndS).
+	RequestsStarted   int
+	RequestsCompleted int
+	// RequestsTotal is the number of successful requests of the run.
+	RequestsTotal int
+	// Warning says the window is shorter than the minimum ("" when not).
+	Warning string
+}
+
+// SteadyState are the metrics of the steady-state window. Throughputs are
+// per second of window; the latencies are in milliseconds over the
+// requests that started in the window.
+type SteadyState struct {
+	// Window is the window the metrics are computed over.
+	Window SteadyWindow
+	// RequestThroughput is the requests completed in the window per second.
+	RequestThroughput float64
+	// InputThroughput is the prompt tokens of the requests started in the
+	// window per second.
+	InputThroughput float64
+	// OutputThroughput is the token-bearing messages that arrived in the
+	// window per second (vllm-bench counts each message as a token).
+	OutputThroughput float64
+	// TotalTokenThroughput is InputThroughput + OutputThroughput.
+	TotalTokenThroughput float64
+	// TTFT is the TTFT statistics of the requests started in the window:
+	// mean, median and Percentiles (Std is not reported).
+	TTFT MetricStats
+	// TPOT is the TPOT statistics of the requests started in the window
+	// whose output length exceeds 1, with the 90th and 99th percentiles.
+	TPOT MetricStats
+}
+
+// SteadyTPOTPercentiles are the TPOT percentiles of the steady state
+// (fixed, as in vllm-bench).
+var SteadyTPOTPercentiles = []float64{90, 99}
+
+// ComputeSteadyState finds the steady-state window of a closed-loop run
+// and its metrics. outs are the run's outcomes and outputLens their output
+// lengths (Summary.OutputLens), in the same order; duration is the run's
+// duration in seconds. It returns nil when the run has no window: no
+// success, in-flight requests never reached the threshold, or no request
+// started or ended inside it.
+//
+// The window opens at the first start event that brings the in-flight
+// count to ThresholdAbs and closes at the last end event that takes it
+// below; at equal times, ends are counted before starts. A request is in
+// the window when its start (for the input tokens, TTFT and TPOT) or its
+// end (for the request throughput) is in [start, end); each of its
+// token-bearing messages counts for the output throughput when it arrived
+// in the window.
+func ComputeSteadyState(outs []Outcome, outputLens []int, duration float64, opt SteadyOptions) *SteadyState {
+	w, ok := steadyWindow(outs, duration, opt)
+	if !ok {
+		return nil
+	}
+	t0 := math.Inf(1)
+	for _, o := range outs {
+		if o.Success {
+			t0 = min(t0, o.StartTime)
+		}
+	}
+	start, end := w.StartS+t0, w.EndS+t0
+	in := func(t float64) bool { return t >= start && t < end }
+	var completed, inputTokens, outputTokens int
+	var ttfts, tpots []float64
+	for i, o := range outs {
+		if !o.Success {
+			continue
+		}
+		if in(o.StartTime + o.Latency) {
+			completed++
+		}
+		if in(o.StartTime) {
+			inputTokens += o.PromptLen
+			ttfts = append(ttfts, o.TTFT)
+			if n := outputLens[i]; n > 1 {
+				tpots = append(tpots, (o.Latency-o.TTFT)/float64(n-1))
+			}
+		}
+		t := o.StartTime + o.TTFT
+		if in(t) {
+			outputTokens++
+		}
+		for _, itl := range o.ITLs {
+			t += itl
+			if t >= end {
+				break
+			}
+			if in(t) {
+				outputTokens++
+			}
+		}
+	}
+	d := max(w.DurationS, 1e-9)
+	ss := &SteadyState{
+		Window:            w,
+		RequestThroughput: float64(completed) / d,
+		InputThroughput:   float64(inputTokens) / d,
+		OutputThroughput:  float64(outputTokens) / d,
+		TTFT:              steadyStats(TTFT, ttfts, opt.Percentiles),
+		TPOT:              steadyStats(TPOT, tpots, SteadyTPOTPercentiles),
+	}
+	ss.TotalTokenThroughput = ss.InputThroughput + ss.OutputThroughput
+	return ss
+}
+
+// steadyStats are the mean, median and percentiles of values (seconds) in
+// milliseconds, all 0 when there are none.
+func steadyStats(name string, values []float64, percentiles []float64) MetricStats {
+	st := MetricStats{Name: name}
+	s := slices.Clone(values)
+	slices.Sort(s)
+	if len(s) > 0 {
+		st.Mean = numpy.Mean(values) * 1000
+		st.Median = numpy.MedianSorted(s) * 1000
+	}
+	for _, p := range percentiles {
+		v := 0.0
+		if len(s) > 0 {
+			v = numpy.PercentileSorted(s, p) * 1000
+		}
+		st.Percentiles = append(st.Percentiles, PercentileValue{P: p, Value: v})
+	}
+	return st
+}
+
+// steadyWindow detects the window over the successful outcomes (see
+// ComputeSteadyState).
+func steadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWindow, bool) {
+	if opt.Target <= 0 {
+		return SteadyWindow{}, false
+	}
+	thr := opt.Threshold
+	if thr <= 0 {
+		thr = DefaultSteadyThreshold
+	}
+	w := SteadyWindow{TargetConcurrency: opt.Target, Threshold: thr,
+		ThresholdAbs: max(1, int(math.Ceil(thr*float64(opt.Target))))}
+	var starts, ends []float64
+	for _, o := range outs {
+		if o.Success {
+			starts = append(starts, o.StartTime)
+			ends = append(ends, o.StartTime+o.Latency)
+		}
+	}
+	if len(starts) == 0 {
+		return w, false
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	w.RequestsTotal = len(starts)
+	t0 := starts[0]
+	up, down := math.NaN(), math.NaN()
+	cur := 0
+	for i, j := 0, 0; i < len(starts) || j < len(ends); {
+		if j < len(ends) && (i == len(starts) || ends[j] <= starts[i]) {
+			before := cur
+			cur = max(cur-1, 0)
+			if before >= w.ThresholdAbs && cur < w.ThresholdAbs {
+				down = ends[j]
+			}
+			j++
+			continue
+		}
+		cur++
+		w.ObservedPeak = max(w.ObservedPeak, cur)
+		if cur == w.ThresholdAbs && math.IsNaN(up) {
+			up = starts[i]
+		}
+		i++
+	}
+	if math.IsNaN(up) {
+		return w, false
+	}
+	if math.IsNaN(down) {
+		down = ends[len(ends)-1]
+	}
+	for k := range starts {
+		if starts[k] >= up && starts[k] < down {
+			w.RequestsStarted++
+		}
+		if ends[k] >= up && ends[k] < down {
+			w.RequestsCompleted++
+		}
+	}
+	if w.RequestsStarted == 0 && w.RequestsCompleted == 0 {
+		return w, false
+	}
+	w.StartS, w.EndS = up-t0, down-t0
+	w.DurationS = w.EndS - w.StartS
+	minWindow := opt.MinWindow
+	if minWindow <= 0 {
+		minWindow = max(10, 0.1*duration)
+	}
+	if w.DurationS < minWindow {
+		w.Warning = fmt.Sprintf("steady-state window is %.1fs (%.1f%% of run); may not be representative",
+			w.DurationS, 100*w.DurationS/max(duration, 1e-9))
+	}
+	return w, true
+}

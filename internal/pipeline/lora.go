@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// assignLoRA gives each request its payload model among the target's
+// LoRA modules (target.lora_modules, --lora-modules), as vLLM does before
+// the timed run: "round-robin" gives request i module i mod M; "random"
+// draws each with Python's random.choice from py, Python's global
+// generator as the dataset left it (see pyGlobalRandom). It runs once,
+// before the payloads are built. No modules leaves the requests unchanged.
+func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.MT19937) {
+	mods := t.LoraModules
+	if len(mods) == 0 {
+		return
+	}
+	if t.LoraAssignment == "round-robin" {
+		for i := range reqs {
+			reqs[i].Model = mods[i%len(mods)]
+		}
+		return
+	}
+	for i := range reqs {
+		reqs[i].Model = mods[numpy.PyRandbelow(py, uint64(len(mods)))]
+	}
+}
+
+// pyGlobalRandom is Python's global random generator when vLLM assigns
+// the LoRA modules: random.seed(seed) at start, and nothing drawn since,
+// which holds for the random dataset (it draws from its own PCG64). A
+// dataset kind that draws from the global generator (vLLM's sharegpt,
+// custom and prefix_repetition reseed it and draw from it) must hand over its
+// generator here for the choices to match vLLM's.
+func pyGlobalRandom(seed int64) *numpy.MT19937 {
+	return numpy.NewMT19937Key(numpy.PythonSeedKey(absSeed(seed)))
+}
+
+// absSeed is |seed|, which CPython's random.seed(int) seeds with.
+func absSeed(seed int64) uint64 {
+	if seed < 0 {
+		return uint64(-(seed + 1)) + 1
+	}
+	return uint64(seed)
+}

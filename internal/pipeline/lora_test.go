@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+func models(reqs []dataset.Request) []string {
+	out := make([]string, len(reqs))
+	for i, r := range reqs {
+		out[i] = r.Model
+	}
+	return out
+}
+
+func TestAssignLoRA(t *testing.T) {
+	mods := []string{"sql-lora", "chat-lora", "code-lora"}
+	tests := []struct {
+		name       string
+		mods       []string
+		assignment string
+		seed       int64
+		want       []string
+	}{
+		{"none", nil, "random", 0, []string{"", "", "", "", ""}},
+		{"round-robin", mods, "round-robin", 0, []string{"sql-lora", "chat-lora", "code-lora", "sql-lora", "chat-lora"}},
+		// Python: random.seed(0); [random.choice(names) for _ in range(5)]
+		// (internal/numpy/testdata/pychoice.json, "lora", seed 0).
+		{"random seed 0", mods, "random", 0, []string{"chat-lora", "chat-lora", "sql-lora", "chat-lora", "code-lora"}},
+		{"random seed 7", mods, "random", 7, []string{"chat-lora", "sql-lora", "chat-lora", "code-lora", "sql-lora"}},
+		// random.seed(-7) seeds as random.seed(7).
+		{"random negative seed", mods, "random", -7, []string{"chat-lora", "sql-lora", "chat-lora", "code-lora", "sql-lora"}},
+		{"one module", []string{"only"}, "random", 3, []string{"only", "only", "only", "only", "only"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reqs := make([]dataset.Request, 5)
+			assignLoRA(reqs, scenario.Target{LoraModules: tt.mods, LoraAssignment: tt.assignment}, pyGlobalRandom(tt.seed))
+			if got := models(reqs); !slices.Equal(got, tt.want) {
+				t.Errorf("models %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if absSeed(math.MinInt64) != 1<<63 {
+		t.Errorf("absSeed(MinInt64) = %d", absSeed(math.MinInt64))
+	}
+}
