@@ -12,7 +12,7 @@ import (
 // draws each with Python's random.choice from py, Python's global
 // generator as the dataset left it (see pyGlobalRandom). It runs once,
 // before the payloads are built. No modules leaves the requests unchanged.
-func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.MT19937) {
+func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.PyRandom) {
 	mods := t.LoraModules
 	if len(mods) == 0 {
 		return
@@ -24,7 +24,7 @@ func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.MT19937) {
 		return
 	}
 	for i := range reqs {
-		reqs[i].Model = mods[numpy.PyRandbelow(py, uint64(len(mods)))]
+		reqs[i].Model = mods[py.Choice(len(mods))]
 	}
 }
 
@@ -34,14 +34,6 @@ func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.MT19937) {
 // dataset kind that draws from the global generator (vLLM's sharegpt,
 // custom and prefix_repetition reseed it and draw from it) must hand over its
 // generator here for the choices to match vLLM's.
-func pyGlobalRandom(seed int64) *numpy.MT19937 {
-	return numpy.NewMT19937Key(numpy.PythonSeedKey(absSeed(seed)))
-}
-
-// absSeed is |seed|, which CPython's random.seed(int) seeds with.
-func absSeed(seed int64) uint64 {
-	if seed < 0 {
-		return uint64(-(seed + 1)) + 1
-	}
-	return uint64(seed)
+func pyGlobalRandom(seed int64) *numpy.PyRandom {
+	return numpy.NewPyRandom(seed)
 }
