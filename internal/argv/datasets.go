@@ -67,6 +67,46 @@ var argvDatasets = []*argvDataset{
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.PrefixLen)} },
 		},
 	},
+	{
+		name: "sharegpt",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.ShareGPTDataset{
+				FileOptions:          scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				EnableMultimodalChat: n.multimodalChat,
+			}
+			out := n.sharegptOutputLen
+			if n.outputLen != nil {
+				out = n.outputLen
+			}
+			if out != nil {
+				v := int(*out)
+				d.OutputLen = &v
+			}
+			return scenario.Dataset{ShareGPT: d}
+		},
+		outputLenPath: "dataset.sharegpt.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{d.ShareGPT.Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return flagOn(d.ShareGPT.NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return flagOn(d.ShareGPT.DisableShuffle) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return flagOn(d.ShareGPT.EnableMultimodalChat) },
+			"--sharegpt-output-len": func(d scenario.Dataset) []string {
+				if d.ShareGPT.OutputLen == nil {
+					return nil
+				}
+				return []string{strconv.Itoa(*d.ShareGPT.OutputLen)}
+			},
+		},
+	},
+}
+
+// flagOn is the values of a store_true flag: none given (nil) when off,
+// given without a value when on.
+func flagOn(on bool) []string {
+	if on {
+		return []string{}
+	}
+	return nil
 }
 
 // argvDatasetNamed returns the entry of the dataset kind called name, nil
@@ -91,33 +131,34 @@ func argvDatasetNames() []string {
 	return names
 }
 
-// datasetFlagOwners maps each flag that belongs to one dataset kind to
-// that kind's entry.
-var datasetFlagOwners = func() map[string]*argvDataset {
-	m := map[string]*argvDataset{}
+// datasetFlagOwners maps each flag that belongs to dataset kinds to those
+// kinds' entries: a kind's own flag has one owner, a flag that vLLM shares
+// between file-backed kinds (--dataset-path, --no-oversample...) one per
+// kind that reads it.
+var datasetFlagOwners = func() map[string][]*argvDataset {
+	m := map[string][]*argvDataset{}
 	for _, d := range argvDatasets {
 		for flag := range d.values {
-			if other, ok := m[flag]; ok {
-				panic(fmt.Sprintf("internal error: flag %s belongs to datasets %s and %s", flag, other.name, d.name))
-			}
-			m[flag] = d
+			m[flag] = append(m[flag], d)
 		}
 	}
 	return m
 }()
 
 // datasetFlagValues returns the values of flag name for s when the flag
-// belongs to a dataset kind (owned): nil unless s's dataset is of that
-// kind.
+// belongs to dataset kinds (owned): nil unless s's dataset is of one of
+// them.
 func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned bool) {
-	d, ok := datasetFlagOwners[name]
+	owners, ok := datasetFlagOwners[name]
 	if !ok {
 		return nil, false
 	}
-	if s.Dataset.Kind() != d.name {
-		return nil, true
+	for _, d := range owners {
+		if s.Dataset.Kind() == d.name {
+			return d.values[name](s.Dataset), true
+		}
 	}
-	return d.values[name](s.Dataset), true
+	return nil, true
 }
 
 // unsupportedFlagError is the error of Format for a field whose vllm bench

@@ -65,6 +65,9 @@ type namespace struct {
 	randomInputLen, randomOutputLen, randomPrefixLen int64
 	rangeRatio                                       scenario.RangeRatio
 	inputLen, outputLen                              *int64
+	datasetPath                                      string
+	noOversample, disableShuffle, multimodalChat     bool
+	sharegptOutputLen                                *int64
 
 	numPrompts              int64
 	requestRate, burstiness float64
@@ -186,8 +189,23 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len"},
-		help: "overrides --random-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.sharegpt.output_len"},
+		help: "overrides --random-output-len and --sharegpt-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.sharegpt.path"},
+		help: "dataset file, or Hub dataset file (org/name/file.json; sharegpt: its id alone for the usual file)",
+		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.no_oversample"},
+		help: "do not pad the requests up to --num-prompts with random copies",
+		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.disable_shuffle"},
+		help: "keep the file's order instead of a seeded shuffle",
+		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
+	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
+		help: "sharegpt: send the prompt as chat messages with content parts",
+		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
+	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
+		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",
+		set:  setIntPtr(func(n *namespace) **int64 { return &n.sharegptOutputLen })},
 
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},

@@ -109,7 +109,7 @@ func TestFormatErrors(t *testing.T) {
 		{"repeat: count: 2\n", "sweep/repeat/compare: an experiment has no vllm bench serve form"},
 		{"target: ca_file: \"ca.pem\"\n", "target.ca_file: vllm bench serve has no flag for a CA file"},
 		{"tokenizer: revision: \"main\"\n", "tokenizer.revision: vllm bench serve has no flag"},
-		{"dataset: sharegpt: path: \"x.json\"\n", "dataset sharegpt: vbench serve does not support this dataset yet"},
+		{"dataset: burstgpt: path: \"x.csv\"\n", "dataset burstgpt: vbench serve does not support this dataset yet"},
 		{"target: backend: \"vllm-pooling\"\n", "target.backend vllm-pooling: vbench serve does not support this backend yet"},
 		{"target: headers: {\" a\": \"b\"}\n", `target.headers " a": has no vllm bench serve form`},
 		{"output: metadata: {\"a=b\": \"c\"}\n", `output.metadata "a=b": has no vllm bench serve form`},

@@ -78,6 +78,12 @@ var implemented = map[string]string{
 	"dataset.random.range_ratio": "length jitter; dataset/random_test.go",
 	"dataset.random.prefix_len":  "shared prefix; dataset/random_test.go, tokenizer/dataset_test.go",
 
+	"dataset.sharegpt.path":                   "the file or Hub dataset; dataset/sharegpt_test.go (TestShareGPTFromHub), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.disable_shuffle":        "file order; dataset/sharegpt_test.go (golden no_shuffle)",
+	"dataset.sharegpt.no_oversample":          "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.output_len":             "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.enable_multimodal_chat": "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
+
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
 	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
@@ -129,7 +135,7 @@ var implemented = map[string]string{
 // refuses a scenario that sets one, with exit 2 (testdata/script/vet_errors.txtar),
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
-	"random_mm", "random_rerank", "sharegpt", "sonnet", "burstgpt", "custom",
+	"random_mm", "random_rerank", "sonnet", "burstgpt", "custom",
 	"custom_image", "custom_audio", "prefix_repetition", "hf", "spec_bench",
 	"speed_bench", "timed_trace",
 }
