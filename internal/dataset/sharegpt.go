@@ -217,6 +217,16 @@ func readShareGPT(path string) ([]shareGPTEntry, int, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, 0, fmt.Errorf("%s: the file is empty; expected a JSON list of conversations", path)
 	}
+	if entries, n, ok := readShareGPTFast(data); ok {
+		if n == 0 {
+			return nil, 0, fmt.Errorf("%s: the list is empty; expected conversations", path)
+		}
+		if len(entries) == 0 {
+			return nil, n, fmt.Errorf("%s: none of the %d entries has a \"conversations\" list of at least two turns", path, n)
+		}
+		return entries, n, nil
+	}
+	// The slow path, entry by entry, finds where the file is wrong.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -266,6 +276,41 @@ func readShareGPT(path string) ([]shareGPTEntry, int, error) {
 		return nil, n, fmt.Errorf("%s: none of the %d entries has a \"conversations\" list of at least two turns", path, n)
 	}
 	return entries, n, nil
+}
+
+// shareGPTFastEntry is how the fast path decodes an entry.
+type shareGPTFastEntry struct {
+	Conversations []struct {
+		Value *string `json:"value"`
+	} `json:"conversations"`
+	Image json.RawMessage `json:"image"`
+	Video json.RawMessage `json:"video"`
+}
+
+// readShareGPTFast decodes a well-formed file in one call; ok is false for
+// any file it cannot take as it is (a syntax or type error, a null entry,
+// a first or second turn without a string value), which the slow path
+// then reads entry by entry to name what is wrong. Both keep the same
+// entries.
+func readShareGPTFast(data []byte) (entries []shareGPTEntry, n int, ok bool) {
+	var raw []*shareGPTFastEntry
+	if json.Unmarshal(data, &raw) != nil || raw == nil {
+		return nil, 0, false
+	}
+	for i, e := range raw {
+		if e == nil {
+			return nil, 0, false
+		}
+		if len(e.Conversations) < 2 {
+			continue
+		}
+		p, c := e.Conversations[0].Value, e.Conversations[1].Value
+		if p == nil || c == nil {
+			return nil, 0, false
+		}
+		entries = append(entries, shareGPTEntry{index: i, prompt: *p, completion: *c, image: e.Image, video: e.Video})
+	}
+	return entries, len(raw), true
 }
 
 // entryStart returns the offset of the next value at or after off: past
