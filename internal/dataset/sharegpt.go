@@ -63,7 +63,10 @@ func (s shareGPTSource) Requests(ctx context.Context, env Env) iter.Seq2[Request
 			yield(Request{}, err)
 			return
 		}
-		reqs, _, err := ShareGPT(ctx, path, s.spec, env)
+		reqs, st, err := ShareGPT(ctx, path, s.spec, env)
+		if env.Counts != nil {
+			*env.Counts = Counts{Filtered: true, Examined: st.Examined, Dropped: st.Dropped, Oversampled: st.Oversampled}
+		}
 		if err != nil {
 			yield(Request{}, err)
 			return
