@@ -229,7 +229,12 @@ func readShareGPT(path string) ([]shareGPTEntry, int, error) {
 		}
 		return entries, n, nil
 	}
-	// The slow path, entry by entry, finds where the file is wrong.
+	return readShareGPTSlow(path, data)
+}
+
+// readShareGPTSlow decodes the file entry by entry, to name the entry, and
+// the line and column, where it is wrong.
+func readShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {

@@ -254,3 +254,42 @@ func TestShareGPTMessages(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// FuzzShareGPTRead checks that any file either reads or fails with one
+// line naming the file, and that the one-call fast path keeps exactly the
+// entries the entry-by-entry reader keeps.
+func FuzzShareGPTRead(f *testing.F) {
+	for _, s := range []string{
+		`[{"conversations": [{"value": "a b c d"}, {"value": "e f g h"}]}]`,
+		`[{"conversations": [{"value": "a"}, {"value": "b"}, {"value": 3}]}, {"id": 1}, {"conversations": []}]`,
+		`[{"conversations": [{"value": "a"}, {"value": "b"}], "image": "x.png"}, null]`,
+		`[{"conversations": "x"}]`, `[`, ``, `{}`, `[] 1`, `[{"conversations": [{"value": null}, {}]}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, n, err := readShareGPTSlow("f.json", data)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "f.json") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q: want one line naming f.json", msg)
+			}
+		}
+		fast, fn, ok := readShareGPTFast(data)
+		if !ok {
+			return
+		}
+		if err != nil && len(fast) > 0 {
+			// (Both refuse a file without entries or conversations.)
+			t.Fatalf("the fast path reads what the slow one refuses: %v", err)
+		}
+		if err == nil && (fn != n || len(fast) != len(entries)) {
+			t.Fatalf("fast path: %d entries of %d, slow: %d of %d", len(fast), fn, len(entries), n)
+		}
+		for i := range fast {
+			a, b := fast[i], entries[i]
+			if a.index != b.index || a.prompt != b.prompt || a.completion != b.completion || !bytes.Equal(a.image, b.image) || !bytes.Equal(a.video, b.video) {
+				t.Fatalf("entry %d: fast %+v, slow %+v", i, a, b)
+			}
+		}
+	})
+}
