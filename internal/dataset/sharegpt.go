@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vbench/vbench/internal/hub"
 	"github.com/vbench/vbench/internal/scenario"
@@ -295,20 +296,37 @@ type shareGPTFastEntry struct {
 	Video json.RawMessage `json:"video"`
 }
 
-// readShareGPTFast decodes a well-formed file in one call; ok is false for
-// any file it cannot take as it is (a syntax or type error, a null entry,
-// a first or second turn without a string value), which the slow path
-// then reads entry by entry to name what is wrong. Both keep the same
-// entries.
+// readShareGPTFast decodes a well-formed file, its entries in parallel;
+// ok is false for any file it cannot take as it is (a syntax or type
+// error, a null entry, a first or second turn without a string value),
+// which the slow path then reads entry by entry to name what is wrong.
+// Both keep the same entries.
 func readShareGPTFast(data []byte) (entries []shareGPTEntry, n int, ok bool) {
-	var raw []*shareGPTFastEntry
-	if json.Unmarshal(data, &raw) != nil || raw == nil {
+	elems, ok := splitJSONArray(data)
+	if !ok {
+		return nil, 0, false
+	}
+	raw := make([]*shareGPTFastEntry, len(elems))
+	workers := min(max(runtime.GOMAXPROCS(0), 1), max(len(elems)/1024, 1))
+	per := (len(elems) + workers - 1) / workers
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(elems); lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi && !failed.Load(); i++ {
+				if json.Unmarshal(data[elems[i][0]:elems[i][1]], &raw[i]) != nil || raw[i] == nil {
+					failed.Store(true)
+				}
+			}
+		}(lo, min(lo+per, len(elems)))
+	}
+	wg.Wait()
+	if failed.Load() {
 		return nil, 0, false
 	}
 	for i, e := range raw {
-		if e == nil {
-			return nil, 0, false
-		}
 		if len(e.Conversations) < 2 {
 			continue
 		}
@@ -319,6 +337,73 @@ func readShareGPTFast(data []byte) (entries []shareGPTEntry, n int, ok bool) {
 		entries = append(entries, shareGPTEntry{index: i, prompt: *p, completion: *c, image: e.Image, video: e.Video})
 	}
 	return entries, len(raw), true
+}
+
+// splitJSONArray returns the byte ranges of the elements of the JSON
+// array data holds, finding them by their brackets, braces, quotes and
+// commas only (json.Unmarshal checks each element); ok is false when data
+// is not one array of non-empty elements.
+func splitJSONArray(data []byte) (elems [][2]int, ok bool) {
+	i := skipJSONSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return nil, false
+	}
+	depth, start, comma := 0, -1, false
+	for i++; i < len(data); i++ {
+		c := data[i]
+		switch c {
+		case '"':
+			if start < 0 {
+				start = i
+			}
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if start < 0 {
+				start = i
+			}
+			depth++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if c != ']' || start < 0 && comma {
+				return nil, false
+			}
+			if start >= 0 {
+				elems = append(elems, [2]int{start, i})
+			}
+			return elems, skipJSONSpace(data, i+1) == len(data)
+		case ',':
+			if depth > 0 {
+				continue
+			}
+			if start < 0 {
+				return nil, false
+			}
+			elems = append(elems, [2]int{start, i})
+			start, comma = -1, true
+		case ' ', '\t', '\r', '\n':
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	return nil, false
+}
+
+// skipJSONSpace returns the offset of the first byte at or after i that
+// is not JSON white space.
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // entryStart returns the offset of the next value at or after off: past
