@@ -302,3 +302,45 @@ func FuzzShareGPTRead(f *testing.F) {
 		}
 	})
 }
+
+// TestShareGPTFastParallel checks the fast path on a file large enough to
+// decode on several goroutines against the entry-by-entry reader.
+func TestShareGPTFastParallel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		switch i % 5 {
+		case 0:
+			b.WriteString(`{"id": 1}`)
+		case 1:
+			b.WriteString(`{"conversations": [{"value": "only"}]}`)
+		default:
+			b.WriteString(`{"conversations": [{"value": "p` + itoa(i) + ` a \"b\" ]}"}, {"value": "c` + itoa(i) + `"}], "image": "i.png"}`)
+		}
+	}
+	b.WriteString("]")
+	data := []byte(b.String())
+	fast, fn, ok := readShareGPTFast(data)
+	if !ok {
+		t.Fatal("the fast path refused a good file")
+	}
+	slow, sn, err := readShareGPTSlow("f.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fn != 5000 || sn != 5000 || len(fast) != 3000 || len(slow) != 3000 {
+		t.Fatalf("fast %d of %d, slow %d of %d; want 3000 of 5000", len(fast), fn, len(slow), sn)
+	}
+	for i := range fast {
+		if fast[i].index != slow[i].index || fast[i].prompt != slow[i].prompt || fast[i].completion != slow[i].completion || !bytes.Equal(fast[i].image, slow[i].image) {
+			t.Fatalf("entry %d: fast %+v, slow %+v", i, fast[i], slow[i])
+		}
+	}
+	// A type error in the last entry sends the file to the slow path.
+	if _, _, ok := readShareGPTFast(append(data[:len(data)-1:len(data)-1], []byte(`, {"conversations": 5}]`)...)); ok {
+		t.Error("the fast path took a file with a wrong type")
+	}
+}
