@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"checkrecords": checkRecords,
 			"fakeserve":    fakeserve,
 			"stallserve":   stallserve,
+			"fakehub":      fakehub,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

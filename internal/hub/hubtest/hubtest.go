@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // Hub is the fake hub. Its servers close when the test ends.
@@ -60,8 +59,12 @@ func EtagOf(content string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// Cleaner is what New needs of a test: a testing.TB, or an adapter for
+// a testscript command.
+type Cleaner interface{ Cleanup(func()) }
+
 // New starts a fake hub that closes when t ends.
-func New(t testing.TB) *Hub {
+func New(t Cleaner) *Hub {
 	h := &Hub{Repos: map[string]*Repo{}, requests: map[string]int{}}
 	h.Storage = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.Mu.Lock()
