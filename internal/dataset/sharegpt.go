@@ -168,6 +168,9 @@ type shareGPTTurn struct {
 // Messages (one user message of text then media parts) besides Prompt.
 //
 // Errors name the file, the entry index (0-based) and what was expected.
+// Keys match as encoding/json matches them, ignoring case, where Python's
+// are exact: an entry whose keys differ from "conversations" and "value"
+// only in case is read where vLLM would drop it or fail.
 func ShareGPT(ctx context.Context, path string, spec scenario.ShareGPTDataset, env Env) ([]Request, ShareGPTStats, error) {
 	var st ShareGPTStats
 	if env.Tokenizer == nil {
