@@ -535,7 +535,8 @@ func sampleShareGPT(ctx context.Context, path string, entries []shareGPTEntry, s
 // shareGPTLens are a pair's measured lengths.
 type shareGPTLens struct{ prompt, output int }
 
-// measure sets out[i] to entry i's prompt length and output length.
+// measure sets out[i] to entry i's prompt length and output length; the
+// reply of a prompt the filters drop anyway is not encoded.
 func measure(tok tokenizer.Tokenizer, entries []shareGPTEntry, fixed *int, out []shareGPTLens, workers int) {
 	var wg sync.WaitGroup
 	per := (len(entries) + workers - 1) / workers
@@ -545,9 +546,13 @@ func measure(tok tokenizer.Tokenizer, entries []shareGPTEntry, fixed *int, out [
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
 				out[i].prompt = len(tok.Encode(entries[i].prompt, true))
-				if fixed != nil {
+				switch {
+				case fixed != nil:
 					out[i].output = *fixed
-				} else {
+				case out[i].prompt < shareGPTMinLen || out[i].prompt > shareGPTMaxPromptLen:
+					// Dropped whatever the reply's length: not encoded.
+					out[i].output = 0
+				default:
 					out[i].output = len(tok.Encode(entries[i].completion, true))
 				}
 			}
