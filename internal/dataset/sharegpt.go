@@ -487,13 +487,14 @@ func jsonKind(tok json.Token) string {
 	return fmt.Sprintf("%T", tok)
 }
 
-// abbreviate shows at most 40 bytes of a JSON value.
+// abbreviate shows a JSON value on one line, its white space collapsed,
+// cut after 40 characters.
 func abbreviate(raw json.RawMessage) string {
-	s := string(raw)
+	s := []rune(strings.Join(strings.Fields(string(raw)), " "))
 	if len(s) > 40 {
-		s = s[:40] + "..."
+		return string(s[:40]) + "..."
 	}
-	return s
+	return string(s)
 }
 
 // sampleShareGPT walks the entries in order, measuring them in parallel a

@@ -142,6 +142,7 @@ func TestShareGPTBadFiles(t *testing.T) {
 		{"entry not an object", "[" + good + `, 5]`, `entry 1: expected an object with a "conversations" list, found number`},
 		{"null entry", "[" + good + `, null]`, `entry 1: expected an object with a "conversations" list, found null`},
 		{"value not a string", "[" + good + `, {"conversations": [{"value": 3}, {"value": "x"}]}]`, `entry 1: conversations[0]: expected an object with a string "value", found {"value": 3}`},
+		{"multi-line turn", "[" + good + ",\n{\"conversations\": [{\"value\":\n 3}, {\"value\": \"x\"}]}]", `2:1: entry 1: conversations[0]: expected an object with a string "value", found {"value": 3}`},
 		{"no value", "[" + good + `, {"conversations": [{"value": "x"}, {"from": "gpt"}]}]`, `entry 1: conversations[1]: expected an object with a string "value"`},
 		{"empty list", "[]", "the list is empty; expected conversations"},
 		{"no conversations", `[{"id": 1}, {"conversations": [{"value": "x"}]}]`, `none of the 2 entries has a "conversations" list of at least two turns`},
