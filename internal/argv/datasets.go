@@ -134,6 +134,37 @@ var argvDatasets = []*argvDataset{
 			"--sonnet-prefix-len": func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.PrefixLen, 200) },
 		},
 	},
+	{
+		name: "sharegpt",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.ShareGPTDataset{
+				FileOptions:          scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				EnableMultimodalChat: n.multimodalChat,
+			}
+			out := n.sharegptOutputLen
+			if n.outputLen != nil {
+				out = n.outputLen
+			}
+			if out != nil {
+				v := int(*out)
+				d.OutputLen = &v
+			}
+			return scenario.Dataset{ShareGPT: d}
+		},
+		outputLenPath: "dataset.sharegpt.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{d.ShareGPT.Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.DisableShuffle) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.EnableMultimodalChat) },
+			"--sharegpt-output-len": func(d scenario.Dataset) []string {
+				if d.ShareGPT.OutputLen == nil {
+					return nil
+				}
+				return []string{strconv.Itoa(*d.ShareGPT.OutputLen)}
+			},
+		},
+	},
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def
@@ -177,7 +208,9 @@ func argvDatasetNames() []string {
 }
 
 // datasetFlagOwners maps each flag that belongs to dataset kinds to those
-// kinds' entries (several for a shared flag such as --dataset-path).
+// kinds' entries: a kind's own flag has one owner, a flag that vLLM shares
+// between file-backed kinds (--dataset-path, --no-oversample...) one per
+// kind that reads it.
 var datasetFlagOwners = func() map[string][]*argvDataset {
 	m := map[string][]*argvDataset{}
 	for _, d := range argvDatasets {
@@ -190,7 +223,7 @@ var datasetFlagOwners = func() map[string][]*argvDataset {
 
 // datasetFlagValues returns the values of flag name for s when the flag
 // belongs to dataset kinds (owned): nil unless s's dataset is of one of
-// those kinds.
+// them.
 func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned bool) {
 	owners, ok := datasetFlagOwners[name]
 	if !ok {

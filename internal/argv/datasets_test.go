@@ -23,11 +23,9 @@ func TestDatasetTable(t *testing.T) {
 				t.Errorf("flag %s sets %s but belongs to no dataset kind in argvDatasets", f.name, p)
 				continue
 			}
-			inside := false
-			for _, d := range owners {
-				inside = inside || strings.HasPrefix(p, "dataset."+strings.ReplaceAll(d.name, "-", "_")+".")
-			}
-			if !inside {
+			if !slices.ContainsFunc(owners, func(d *argvDataset) bool {
+				return strings.HasPrefix(p, "dataset."+strings.ReplaceAll(d.name, "-", "_")+".")
+			}) {
 				t.Errorf("flag %s sets %s, outside the fields of its datasets", f.name, p)
 			}
 		}

@@ -68,9 +68,11 @@ type namespace struct {
 	rangeRatio                                       scenario.RangeRatio
 	inputLen, outputLen                              *int64
 
-	// The file-backed datasets' flags (custom, sonnet).
+	// The file-backed datasets' flags (custom, sonnet, sharegpt).
 	datasetPath                                      string
 	noOversample, disableShuffle, skipChatTemplate   bool
+	multimodalChat                                   bool
+	sharegptOutputLen                                *int64
 	chatTemplateKwargs                               map[string]any
 	customOutputLen                                  int64
 	sonnetInputLen, sonnetOutputLen, sonnetPrefixLen int64
@@ -196,16 +198,16 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path"},
-		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded)",
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample"},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample"},
 		help: "do not pad the sampled requests up to --num-prompts (custom)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
 	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
 		help: "send prompts without the tokenizer's chat template (custom)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle"},
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle"},
 		help: "keep the file's order (custom)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
@@ -227,8 +229,14 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len"},
-		help: "overrides --random-output-len and --custom-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len"},
+		help: "overrides --random-output-len, --custom-output-len and --sharegpt-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
+		help: "sharegpt: send the prompt as chat messages with content parts",
+		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
+	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
+		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",
+		set:  setIntPtr(func(n *namespace) **int64 { return &n.sharegptOutputLen })},
 
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},

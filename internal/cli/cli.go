@@ -164,6 +164,7 @@ func newRootCmd(p Process) *cobra.Command {
 		newBenchCmd(p),
 		newImportCmd(p),
 		newTokenizeCmd(p),
+		newDatasetCmd(p),
 	)
 	markArgErrors(root)
 	return root

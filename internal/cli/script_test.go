@@ -58,6 +58,7 @@ func TestScripts(t *testing.T) {
 			"stallserve":   stallserve,
 			"simprofile":   simprofile,
 			"simlora":      simlora,
+			"fakehub":      fakehub,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

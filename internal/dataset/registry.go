@@ -49,6 +49,24 @@ type Env struct {
 	// Stdout receives the lines vLLM prints (print()), Stderr the lines it
 	// logs (logger.info/warning); nil discards them.
 	Stdout, Stderr io.Writer
+	// Counts, when not nil, receives what a kind that filters its
+	// candidates counted (vbench dataset prints it); kinds that do not
+	// filter leave it alone.
+	Counts *Counts
+}
+
+// Counts is what a kind that filters its candidates (conversations,
+// lines) counted while selecting.
+type Counts struct {
+	// Filtered reports that the kind filters: the other fields are set.
+	Filtered bool
+	// Examined is how many candidates the kind measured.
+	Examined int
+	// Dropped is how many of those its filters dropped.
+	Dropped int
+	// Oversampled is how many requests are copies added to reach
+	// num_prompts.
+	Oversampled int
 }
 
 // IgnoreEOS says when a dataset kind forces ignore_eos on in the payload,

@@ -195,12 +195,32 @@ func (c *Client) RepoDir(repo string) string {
 	return filepath.Join(c.CacheDir, "models--"+strings.ReplaceAll(repo, "/", "--"))
 }
 
+// DatasetDir returns the cache directory of a dataset repository.
+func (c *Client) DatasetDir(repo string) string {
+	return filepath.Join(c.CacheDir, "datasets--"+strings.ReplaceAll(repo, "/", "--"))
+}
+
+// DownloadDataset is Download for a dataset repository: the file comes
+// from <endpoint>/datasets/<repo>/resolve/<revision>/<filename> and is
+// cached under datasets--<org>--<name>, as huggingface_hub does with
+// repo_type="dataset".
+func (c *Client) DownloadDataset(ctx context.Context, repo, revision, filename string) (string, error) {
+	return c.download(ctx, repo, "datasets/", c.DatasetDir(repo), revision, filename)
+}
+
 // Download returns the local path of filename in repo at revision ("" for
 // main), downloading it into the cache unless the cache has it. Online, the
 // Hub is asked which commit the revision names (a commit hash already in
 // the cache needs no request); if the Hub cannot be reached, a cached copy
 // is used. Offline, only the cache is consulted.
 func (c *Client) Download(ctx context.Context, repo, revision, filename string) (string, error) {
+	return c.download(ctx, repo, "", c.RepoDir(repo), revision, filename)
+}
+
+// download downloads filename of repo into the cache directory dir; the
+// URL names the repository as urlPrefix + repo ("datasets/" for a
+// dataset).
+func (c *Client) download(ctx context.Context, repo, urlPrefix, dir, revision, filename string) (string, error) {
 	if !ValidRepoID(repo) {
 		return "", fmt.Errorf("%q is not a Hugging Face repository id", repo)
 	}
@@ -210,8 +230,7 @@ func (c *Client) Download(ctx context.Context, repo, revision, filename string) 
 	if filename == "" || strings.HasPrefix(filename, "/") || strings.Contains(filename, "..") {
 		return "", fmt.Errorf("invalid file name %q", filename)
 	}
-	where := fmt.Sprintf("%s@%s: %s", repo, revision, filename)
-	dir := c.RepoDir(repo)
+	where := fmt.Sprintf("%s%s@%s: %s", urlPrefix, repo, revision, filename)
 	if commitRev.MatchString(revision) {
 		if p := filepath.Join(dir, "snapshots", revision, filepath.FromSlash(filename)); exists(p) {
 			return p, nil
@@ -220,7 +239,7 @@ func (c *Client) Download(ctx context.Context, repo, revision, filename string) 
 	if c.Offline {
 		return c.cached(dir, revision, filename, where)
 	}
-	meta, err := c.head(ctx, repo, revision, filename)
+	meta, err := c.head(ctx, urlPrefix+repo, revision, filename)
 	if err != nil {
 		var netErr *netError
 		if errors.As(err, &netErr) {
@@ -250,7 +269,7 @@ func (c *Client) Download(ctx context.Context, repo, revision, filename string) 
 	}
 	blob := filepath.Join(dir, "blobs", meta.etag)
 	if !exists(blob) {
-		if err := c.get(ctx, repo, meta.commit, filename, blob); err != nil {
+		if err := c.get(ctx, urlPrefix+repo, meta.commit, filename, blob); err != nil {
 			return "", fmt.Errorf("%s: %w", where, err)
 		}
 	}

@@ -2,156 +2,27 @@ package hub
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/vbench/vbench/internal/hub/hubtest"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// fakeHub serves /<repo>/resolve/<revision>/<file> like the Hugging Face
-// Hub: HEAD and GET with X-Repo-Commit and ETag headers, the Hub's
-// X-Error-Code on errors, 401 for private repositories without the right
-// token, and, for "large" files, a redirect to a second server (the
-// storage), as the Hub does for LFS files.
-type fakeHub struct {
-	t       *testing.T
-	srv     *httptest.Server
-	storage *httptest.Server
-	token   string
+// newFakeHub starts the loopback fake hub (hubtest).
+func newFakeHub(t *testing.T) *hubtest.Hub { return hubtest.New(t) }
 
-	mu       sync.Mutex
-	repos    map[string]*fakeRepo
-	requests map[string]int // "HEAD" / "GET" on the hub, "STORAGE" on the storage
-	auth     []string       // Authorization headers received
+// clientFor returns a client for the fake hub with a fresh cache.
+func clientFor(t *testing.T, h *hubtest.Hub) *Client {
+	return &Client{Endpoint: h.URL(), CacheDir: filepath.Join(t.TempDir(), "hub")}
 }
 
-type fakeRepo struct {
-	private  bool
-	branches map[string]string            // branch or tag -> commit
-	files    map[string]map[string]string // commit -> file -> content
-	large    map[string]bool              // files served through the storage
-}
-
-func commitOf(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:20])
-}
-
-func etagOf(content string) string {
-	h := sha256.Sum256([]byte(content))
-	return hex.EncodeToString(h[:])
-}
-
-func newFakeHub(t *testing.T) *fakeHub {
-	h := &fakeHub{t: t, repos: map[string]*fakeRepo{}, requests: map[string]int{}}
-	h.storage = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		h.requests["STORAGE"]++
-		h.mu.Unlock()
-		content, err := url.QueryUnescape(r.URL.Query().Get("c"))
-		if err != nil {
-			http.Error(w, "bad", http.StatusBadRequest)
-			return
-		}
-		fmt.Fprint(w, content)
-	}))
-	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
-	t.Cleanup(func() { h.srv.Close(); h.storage.Close() })
-	return h
-}
-
-// add puts files in a repository at a new commit on branch.
-func (h *fakeHub) add(repo, branch string, files map[string]string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r := h.repos[repo]
-	if r == nil {
-		r = &fakeRepo{branches: map[string]string{}, files: map[string]map[string]string{}, large: map[string]bool{}}
-		h.repos[repo] = r
-	}
-	commit := commitOf(repo + branch + fmt.Sprint(len(r.files)))
-	r.branches[branch] = commit
-	r.files[commit] = files
-	return commit
-}
-
-func (h *fakeHub) count(kind string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.requests[kind]
-}
-
-func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.requests[r.Method]++
-	if a := r.Header.Get("Authorization"); a != "" {
-		h.auth = append(h.auth, a)
-	}
-	// /org/name/resolve/rev/file
-	parts := strings.SplitN(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/", 5)
-	if len(parts) != 5 || parts[2] != "resolve" {
-		http.NotFound(w, r)
-		return
-	}
-	repoID := parts[0] + "/" + parts[1]
-	rev, _ := url.PathUnescape(parts[3])
-	file, _ := url.PathUnescape(parts[4])
-	repo := h.repos[repoID]
-	if repo != nil && repo.private && r.Header.Get("Authorization") != "Bearer "+h.token {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	if repo == nil {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	commit := rev
-	if c, ok := repo.branches[rev]; ok {
-		commit = c
-	}
-	files, ok := repo.files[commit]
-	if !ok {
-		w.Header().Set("X-Error-Code", "RevisionNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	w.Header().Set("X-Repo-Commit", commit)
-	content, ok := files[file]
-	if !ok {
-		w.Header().Set("X-Error-Code", "EntryNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	if repo.large[file] {
-		w.Header().Set("X-Linked-Etag", `"`+etagOf(content)+`"`)
-		w.Header().Set("ETag", `"not-this-one"`)
-		w.Header().Set("Location", h.storage.URL+"/blob?c="+url.QueryEscape(content))
-		w.WriteHeader(http.StatusFound)
-		return
-	}
-	w.Header().Set("ETag", `"`+etagOf(content)+`"`)
-	w.Header().Set("Content-Length", fmt.Sprint(len(content)))
-	if r.Method == http.MethodGet {
-		fmt.Fprint(w, content)
-	}
-}
-
-// client returns a client for the fake hub with a fresh cache.
-func (h *fakeHub) client() *Client {
-	return &Client{Endpoint: h.srv.URL, CacheDir: filepath.Join(h.t.TempDir(), "hub")}
-}
+func etagOf(content string) string { return hubtest.EtagOf(content) }
 
 func readFile(t *testing.T, p string) string {
 	t.Helper()
@@ -164,8 +35,8 @@ func readFile(t *testing.T, p string) string {
 
 func TestDownloadLayout(t *testing.T) {
 	h := newFakeHub(t)
-	commit := h.add("org/model", "main", map[string]string{"tokenizer.json": `{"a":1}`})
-	c := h.client()
+	commit := h.Add("org/model", "main", map[string]string{"tokenizer.json": `{"a":1}`})
+	c := clientFor(t, h)
 	p, err := c.Download(context.Background(), "org/model", "", "tokenizer.json")
 	if err != nil {
 		t.Fatal(err)
@@ -187,15 +58,15 @@ func TestDownloadLayout(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, "refs", "main")); got != commit {
 		t.Errorf("refs/main = %q, want %q", got, commit)
 	}
-	if n := h.count("GET"); n != 1 {
+	if n := h.Count("GET"); n != 1 {
 		t.Errorf("%d GET requests, want 1", n)
 	}
 }
 
 func TestDownloadReusesCache(t *testing.T) {
 	h := newFakeHub(t)
-	commit := h.add("org/model", "main", map[string]string{"tokenizer.json": "v1"})
-	c := h.client()
+	commit := h.Add("org/model", "main", map[string]string{"tokenizer.json": "v1"})
+	c := clientFor(t, h)
 	ctx := context.Background()
 	first, err := c.Download(ctx, "org/model", "main", "tokenizer.json")
 	if err != nil {
@@ -208,33 +79,33 @@ func TestDownloadReusesCache(t *testing.T) {
 	if first != second {
 		t.Errorf("second download at %s, first at %s", second, first)
 	}
-	if n := h.count("GET"); n != 1 {
+	if n := h.Count("GET"); n != 1 {
 		t.Errorf("%d GET requests, want 1 (the second download must reuse the cache)", n)
 	}
 	// A commit hash that is cached needs no request at all.
-	heads := h.count("HEAD")
+	heads := h.Count("HEAD")
 	if _, err := c.Download(ctx, "org/model", commit, "tokenizer.json"); err != nil {
 		t.Fatal(err)
 	}
-	if h.count("HEAD") != heads || h.count("GET") != 1 {
+	if h.Count("HEAD") != heads || h.Count("GET") != 1 {
 		t.Error("a cached commit hash caused a request")
 	}
 	// A new file with the same content at another commit reuses the blob.
-	h.add("org/model", "dev", map[string]string{"tokenizer.json": "v1"})
+	h.Add("org/model", "dev", map[string]string{"tokenizer.json": "v1"})
 	if _, err := c.Download(ctx, "org/model", "dev", "tokenizer.json"); err != nil {
 		t.Fatal(err)
 	}
-	if n := h.count("GET"); n != 1 {
+	if n := h.Count("GET"); n != 1 {
 		t.Errorf("%d GET requests, want 1 (same blob)", n)
 	}
 }
 
 func TestDownloadRevisions(t *testing.T) {
 	h := newFakeHub(t)
-	mainC := h.add("org/model", "main", map[string]string{"f.json": "main"})
-	devC := h.add("org/model", "dev", map[string]string{"f.json": "dev"})
-	prC := h.add("org/model", "refs/pr/1", map[string]string{"f.json": "pr"})
-	c := h.client()
+	mainC := h.Add("org/model", "main", map[string]string{"f.json": "main"})
+	devC := h.Add("org/model", "dev", map[string]string{"f.json": "dev"})
+	prC := h.Add("org/model", "refs/pr/1", map[string]string{"f.json": "pr"})
+	c := clientFor(t, h)
 	tests := []struct {
 		rev, want, commit string
 	}{
@@ -269,8 +140,8 @@ func TestDownloadRevisions(t *testing.T) {
 
 func TestOffline(t *testing.T) {
 	h := newFakeHub(t)
-	h.add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
-	c := h.client()
+	h.Add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
+	c := clientFor(t, h)
 	ctx := context.Background()
 	if _, err := c.Download(ctx, "org/model", "main", "tokenizer.json"); err != nil {
 		t.Fatal(err)
@@ -278,7 +149,7 @@ func TestOffline(t *testing.T) {
 	if _, err := c.Download(ctx, "org/model", "main", "absent.json"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("absent file: %v", err)
 	}
-	before := h.count("HEAD") + h.count("GET")
+	before := h.Count("HEAD") + h.Count("GET")
 	c.Offline = true
 
 	t.Run("hit", func(t *testing.T) {
@@ -313,20 +184,20 @@ func TestOffline(t *testing.T) {
 			}
 		})
 	}
-	if after := h.count("HEAD") + h.count("GET"); after != before {
+	if after := h.Count("HEAD") + h.Count("GET"); after != before {
 		t.Errorf("offline mode made %d requests", after-before)
 	}
 }
 
 func TestUnreachableHubUsesCache(t *testing.T) {
 	h := newFakeHub(t)
-	h.add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
-	c := h.client()
+	h.Add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
+	c := clientFor(t, h)
 	ctx := context.Background()
 	if _, err := c.Download(ctx, "org/model", "main", "tokenizer.json"); err != nil {
 		t.Fatal(err)
 	}
-	h.srv.Close()
+	h.Srv.Close()
 	p, err := c.Download(ctx, "org/model", "main", "tokenizer.json")
 	if err != nil {
 		t.Fatalf("hub down, cached file: %v", err)
@@ -341,10 +212,10 @@ func TestUnreachableHubUsesCache(t *testing.T) {
 
 func TestUnauthorized(t *testing.T) {
 	h := newFakeHub(t)
-	h.token = "hf_right"
-	h.add("org/private", "main", map[string]string{"tokenizer.json": "secret"})
-	h.repos["org/private"].private = true
-	c := h.client()
+	h.Token = "hf_right"
+	h.Add("org/private", "main", map[string]string{"tokenizer.json": "secret"})
+	h.Repos["org/private"].Private = true
+	c := clientFor(t, h)
 	_, err := c.Download(context.Background(), "org/private", "main", "tokenizer.json")
 	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
@@ -369,11 +240,11 @@ func TestUnauthorized(t *testing.T) {
 func TestTokenNeverShown(t *testing.T) {
 	const secret = "hf_SECRETtoken1234567890"
 	h := newFakeHub(t)
-	h.token = "hf_other"
-	h.add("org/private", "main", map[string]string{"f": "x"})
-	h.repos["org/private"].private = true
-	h.add("org/public", "main", map[string]string{"f": "x"})
-	c := h.client()
+	h.Token = "hf_other"
+	h.Add("org/private", "main", map[string]string{"f": "x"})
+	h.Repos["org/private"].Private = true
+	h.Add("org/public", "main", map[string]string{"f": "x"})
+	c := clientFor(t, h)
 	c.SetToken(secret)
 	ctx := context.Background()
 	var errs []error
@@ -387,7 +258,7 @@ func TestTokenNeverShown(t *testing.T) {
 		_, err := c.Download(ctx, call.repo, call.rev, call.file)
 		errs = append(errs, err)
 	}
-	h.srv.Close()
+	h.Srv.Close()
 	_, err := c.Download(ctx, "org/public", "main", "other") // unreachable
 	errs = append(errs, err)
 	c.Offline = true
@@ -407,19 +278,19 @@ func TestTokenNeverShown(t *testing.T) {
 			t.Errorf("fmt %s of the client shows the token: %s", format, s)
 		}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.auth) == 0 || h.auth[0] != "Bearer "+secret {
-		t.Errorf("the token was not sent: %q", h.auth)
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	if len(h.Auth) == 0 || h.Auth[0] != "Bearer "+secret {
+		t.Errorf("the token was not sent: %q", h.Auth)
 	}
 }
 
 func TestLargeFileRedirect(t *testing.T) {
 	h := newFakeHub(t)
 	content := strings.Repeat("large ", 1000)
-	h.add("org/model", "main", map[string]string{"tokenizer.json": content})
-	h.repos["org/model"].large["tokenizer.json"] = true
-	c := h.client()
+	h.Add("org/model", "main", map[string]string{"tokenizer.json": content})
+	h.Repos["org/model"].Large["tokenizer.json"] = true
+	c := clientFor(t, h)
 	p, err := c.Download(context.Background(), "org/model", "main", "tokenizer.json")
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +301,7 @@ func TestLargeFileRedirect(t *testing.T) {
 	if link, _ := os.Readlink(p); !strings.HasSuffix(link, etagOf(content)) {
 		t.Errorf("blob %s is not named by X-Linked-Etag", link)
 	}
-	if n := h.count("STORAGE"); n != 1 {
+	if n := h.Count("STORAGE"); n != 1 {
 		t.Errorf("%d storage requests, want 1 (HEAD must not follow the redirect)", n)
 	}
 }
@@ -509,8 +380,8 @@ func TestValidRepoID(t *testing.T) {
 // answers is unreachable after MetaTimeout, and the cache answers.
 func TestSilentHubIsUnreachable(t *testing.T) {
 	h := newFakeHub(t)
-	h.add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
-	c := h.client()
+	h.Add("org/model", "main", map[string]string{"tokenizer.json": "cached"})
+	c := clientFor(t, h)
 	ctx := context.Background()
 	if _, err := c.Download(ctx, "org/model", "main", "tokenizer.json"); err != nil {
 		t.Fatal(err)
@@ -540,5 +411,31 @@ func TestFromEnvMetaTimeout(t *testing.T) {
 		if got := FromEnv(func(k string) string { return map[string]string{"HF_HUB_ETAG_TIMEOUT": v, "HF_HOME": "/h"}[k] }).MetaTimeout; got != want {
 			t.Errorf("HF_HUB_ETAG_TIMEOUT=%q: MetaTimeout = %s, want %s", v, got, want)
 		}
+	}
+}
+
+func TestDownloadDataset(t *testing.T) {
+	h := newFakeHub(t)
+	commit := h.Add("datasets/org/data", "main", map[string]string{"dir/conv.json": `[1]`})
+	h.Add("org/data", "main", map[string]string{"dir/conv.json": `model repo, not this one`})
+	c := clientFor(t, h)
+	p, err := c.DownloadDataset(context.Background(), "org/data", "", "dir/conv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(c.CacheDir, "datasets--org--data", "snapshots", commit, "dir", "conv.json")
+	if p != want {
+		t.Errorf("path = %s, want %s", p, want)
+	}
+	if got := readFile(t, p); got != `[1]` {
+		t.Errorf("content = %q", got)
+	}
+	c.Offline = true
+	if p2, err := c.DownloadDataset(context.Background(), "org/data", "main", "dir/conv.json"); err != nil || p2 != p {
+		t.Errorf("offline: %q, %v; want the cached %s", p2, err, p)
+	}
+	if _, err := c.DownloadDataset(context.Background(), "org/data", "main", "other.json"); err == nil ||
+		!strings.Contains(err.Error(), "datasets/org/data@main: other.json") {
+		t.Errorf("offline miss: %v, want an error naming datasets/org/data@main: other.json", err)
 	}
 }

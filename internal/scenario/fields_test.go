@@ -91,12 +91,17 @@ var implemented = map[string]string{
 	"dataset.custom.chat_template_kwargs": "template variables; dataset/files_test.go (seed7_all_per_line_kwargs)",
 	// The text custom kind refuses these (custom_image's and multimodal
 	// chat's), where vLLM ignores them: dataset/files_test.go.
-	"dataset.custom.ensure_client_side_data": "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
-	"dataset.custom.enable_multimodal_chat":  "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
-	"dataset.sonnet.path":                    "poem lines, embedded by default; dataset/files_test.go (TestSonnetMatchesVLLM), testdata/script/dataset_sonnet.txtar",
-	"dataset.sonnet.input_len":               "dataset/files_test.go (TestSonnetMatchesVLLM)",
-	"dataset.sonnet.output_len":              "max tokens; dataset/files_test.go, testdata/script/dataset_sonnet.txtar",
-	"dataset.sonnet.prefix_len":              "shared prefix lines; dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.custom.ensure_client_side_data":  "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.custom.enable_multimodal_chat":   "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.sonnet.path":                     "poem lines, embedded by default; dataset/files_test.go (TestSonnetMatchesVLLM), testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.input_len":                "dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.sonnet.output_len":               "max tokens; dataset/files_test.go, testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.prefix_len":               "shared prefix lines; dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.sharegpt.path":                   "the file or Hub dataset; dataset/sharegpt_test.go (TestShareGPTFromHub), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.disable_shuffle":        "file order; dataset/sharegpt_test.go (golden no_shuffle)",
+	"dataset.sharegpt.no_oversample":          "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.output_len":             "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.enable_multimodal_chat": "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
 
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
@@ -150,7 +155,7 @@ var implemented = map[string]string{
 // refuses a scenario that sets one, with exit 2 (testdata/script/vet_errors.txtar),
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
-	"random_mm", "random_rerank", "sharegpt", "burstgpt",
+	"random_mm", "random_rerank", "burstgpt",
 	"custom_image", "custom_audio", "prefix_repetition", "hf", "spec_bench",
 	"speed_bench", "timed_trace",
 }
