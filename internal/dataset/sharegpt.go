@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vbench/vbench/internal/hub"
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -185,32 +186,21 @@ func ShareGPT(ctx context.Context, path string, spec scenario.ShareGPTDataset, e
 		return nil, st, err
 	}
 	if !spec.DisableShuffle {
-		r := newPyRandom(env.Seed)
-		r.shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+		numpy.NewPyRandom(env.Seed).Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	}
 	reqs, examined, err := sampleShareGPT(ctx, path, entries, spec, env)
 	st.Examined, st.Dropped = examined, examined-len(reqs)
 	if err != nil {
 		return nil, st, err
 	}
-	if spec.NoOversample || len(reqs) >= env.NumPrompts {
-		if spec.NoOversample {
-			fmt.Fprintf(env.Stderr, "Skipping oversampling. Total samples: %d.\n", len(reqs))
-		}
-		return reqs, st, nil
-	}
-	if len(reqs) == 0 {
+	if len(reqs) == 0 && !spec.NoOversample && env.NumPrompts > 0 {
 		return nil, st, fmt.Errorf("%s: no conversation passes the length filters (prompt 4..1024 tokens, output at least 4, both at most 2048), so there is nothing to oversample", path)
 	}
-	r := newPyRandom(env.Seed)
 	kept := len(reqs)
-	for i := range env.NumPrompts - kept {
-		c := reqs[r.choice(kept)]
-		c.ID = env.IDPrefix + strconv.Itoa(kept+i)
-		reqs = append(reqs, c)
+	if reqs, err = maybeOversample(reqs, env.NumPrompts, env.Seed, env.IDPrefix, spec.NoOversample, env.Stderr); err != nil {
+		return nil, st, fmt.Errorf("%s: %w", path, err)
 	}
-	st.Oversampled = env.NumPrompts - kept
-	fmt.Fprintf(env.Stderr, "Oversampled requests to reach %d total samples.\n", env.NumPrompts)
+	st.Oversampled = len(reqs) - kept
 	return reqs, st, nil
 }
 
