@@ -87,10 +87,10 @@ func TopOther(before, after ProcSnapshot, hostTicks uint64) *ProcShare {
 }
 
 // setHostLoad fills HostBusy, HostCores and TopOther from the readings
-// taken before the run (host0, procs0) and new ones taken now.
-func (r *Result) setHostLoad(host0 HostCPU, procs0 ProcSnapshot) {
-	host1 := hostProbe.cpu() // first: the scan of /proc is not the run's
-	procs1 := hostProbe.procs()
+// taken before the run (host0, procs0), the host's CPU at its end (host1)
+// and the processes now.
+func (r *Result) setHostLoad(host0, host1 HostCPU, procs0 ProcSnapshot) {
+	procs1 := hostProbe.procs() // after host1: the scan of /proc is not the run's
 	r.HostBusy, r.HostCores = host1.BusyFraction(host0), host1.Cores
 	if r.HostBusy >= 0 {
 		r.TopOther = TopOther(procs0, procs1, host1.Total-host0.Total)

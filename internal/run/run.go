@@ -208,15 +208,19 @@ dispatch:
 	}
 	wg.Wait()
 	dur := now()
-	if finished != nil {
-		close(finished)
-		<-sunk
-	}
+	// The run's resource use ends with its last response: read it before
+	// the sinks catch up, so a backlog of records to write does not count
+	// as the run's CPU over the run's wall time.
 	res := &Result{
 		Records: recs[:released], Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
 		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs,
 	}
-	res.setHostLoad(host0, procs0)
+	host1 := hostProbe.cpu()
+	if finished != nil {
+		close(finished)
+		<-sunk
+	}
+	res.setHostLoad(host0, host1, procs0)
 	return res
 }
 
