@@ -44,9 +44,9 @@ const defaultHeartbeat = 10 * time.Second
 //
 //	progress: 9/20 requests done (45%), 1 failed, 00:02 elapsed, 4.50 req/s
 //
-// and a last one when the run ends, if it printed any. done is all the
-// executor calls per request: two atomic adds, and on a terminal a clock
-// read.
+// and a last one when the run ends, if it printed any. done is all a
+// finished request costs (a sink, on the dispatcher's sink goroutine, off
+// the requests' path): two atomic adds, and on a terminal a clock read.
 type progress struct {
 	w     io.Writer
 	total int
@@ -108,8 +108,12 @@ func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.T
 	return p
 }
 
-// done counts one finished request; the executor calls it serially.
+// done counts one finished request (the run's sink goroutine calls it);
+// a request never sent is not counted.
 func (p *progress) done(rec *record.Record) {
+	if rec.NotSent {
+		return // an interrupted run's queued request: neither done nor failed
+	}
 	n := p.ndone.Add(1)
 	if !rec.Success {
 		p.nfail.Add(1)

@@ -214,6 +214,20 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		obs.Warmup(n, true)
 	}
 
+	// The output files are named, and the records file opened, before the
+	// run (and before the profiler starts, so that a failure here leaves
+	// nothing running on the server): the records stream into the file as
+	// they complete. A computed name, or an explicit one that was free
+	// before the run (checkOutput) and may not be replaced, is never
+	// overwritten; an experiment's planned names were checked by
+	// checkPlanOutput.
+	o := sc.Output
+	fresh := !o.AppendResult && (o.ResultFilename == "" || (!o.Overwrite && exp == nil))
+	files, recFile, err := claimFiles(sc, planFiles(sc, tgt.modelID, env.Now(), env.Argv), fresh, obs.Diagnostic)
+	if err != nil {
+		return nil, err
+	}
+
 	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc}
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
@@ -225,17 +239,6 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	server := newServerScrape(sc, tgt.base)
 	server.start(ctx)
 
-	// The output files are named, and the records file opened, before the
-	// run: the records stream into it as they complete. A computed name, or an explicit one that was free before the run
-	// (checkOutput) and may not be replaced, is never overwritten; an
-	// experiment's planned names were checked by checkPlanOutput.
-	o := sc.Output
-	fresh := !o.AppendResult && (o.ResultFilename == "" || (!o.Overwrite && exp == nil))
-	files, recFile, err := claimFiles(sc, planFiles(sc, tgt.modelID, env.Now(), env.Argv), fresh, obs.Diagnostic)
-	if err != nil {
-		server.close()
-		return nil, err
-	}
 	steady := steadyOptions(sc, maxConc)
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
@@ -246,18 +249,19 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 		SteadyState:       steady,
 	})
-	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
-	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
-	if recFile != nil {
-		sinks = append([]run.Sink{recFile}, sinks...)
-	}
-
 	// Open the connections the first wave will use before the clock starts.
 	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.
 	runtime.GC()
+	// The progress reporter starts last: its heartbeat counts the run's
+	// time only, and nothing else writes to stderr while it runs.
+	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
+	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
+	if recFile != nil {
+		sinks = append([]run.Sink{recFile}, sinks...)
+	}
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 			client.Send(ctx, &prepared[i], rec, now)
