@@ -72,7 +72,7 @@ type ServerAPI struct {
 	header  http.Header
 	timeout time.Duration
 	http    *http.Client
-	dialect atomic.Int32 // a tokenizeDialect
+	dialect *atomic.Int32 // a tokenizeDialect, shared by the WithModel copies
 }
 
 // tokenizeDialect is the body a server's /tokenize understands.
@@ -115,7 +115,7 @@ func NewServerAPIWith(base string, o ServerOptions) (*ServerAPI, error) {
 		h.Set(k, o.Headers[k])
 	}
 	return &ServerAPI{base: strings.TrimSuffix(base, "/"), model: o.Model, header: h, timeout: o.Timeout,
-		http: &http.Client{Transport: tr, Timeout: o.Timeout}}, nil
+		http: &http.Client{Transport: tr, Timeout: o.Timeout}, dialect: new(atomic.Int32)}, nil
 }
 
 // Base returns the server's base URL.
@@ -137,11 +137,10 @@ func (s *ServerAPI) Dialect() string {
 }
 
 // WithModel returns a ServerAPI for the same server that sends model with
-// /tokenize requests; it shares s's HTTP client and so its connections.
+// /tokenize requests; it shares s's HTTP client, and so its connections,
+// and the /tokenize dialect any of them found.
 func (s *ServerAPI) WithModel(model string) *ServerAPI {
-	c := &ServerAPI{base: s.base, model: model, header: s.header, timeout: s.timeout, http: s.http}
-	c.dialect.Store(s.dialect.Load())
-	return c
+	return &ServerAPI{base: s.base, model: model, header: s.header, timeout: s.timeout, http: s.http, dialect: s.dialect}
 }
 
 // Models returns the first model's id (the payload name) and root (the

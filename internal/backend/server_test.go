@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -208,5 +210,44 @@ func TestServerAPIErrors(t *testing.T) {
 	cancel()
 	if _, err := api.Tokenize(ctx, "hi"); !errors.Is(err, context.Canceled) || errors.Is(err, ErrServerTimeout) {
 		t.Errorf("cancelled Tokenize: %v", err)
+	}
+}
+
+// The /tokenize dialect one ServerAPI finds is the run's: every WithModel
+// copy, earlier or later, uses it without probing again.
+func TestWithModelSharesDialect(t *testing.T) {
+	var vllmBodies atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if _, ok := body["prompt"]; ok {
+			vllmBodies.Add(1)
+			_, _ = io.WriteString(w, `{"tokens": []}`) // llama.cpp ignores vLLM's body
+			return
+		}
+		_, _ = io.WriteString(w, `{"tokens": [1, 2]}`)
+	}))
+	defer srv.Close()
+	base, err := NewServerAPI(srv.URL, "", nil, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := base.WithModel("a"), base.WithModel("b")
+	if ids, err := a.Tokenize(context.Background(), "hi"); err != nil || len(ids) != 2 {
+		t.Fatalf("a.Tokenize = %v, %v", ids, err)
+	}
+	if got := vllmBodies.Load(); got != 1 {
+		t.Fatalf("%d vLLM-dialect probes, want 1", got)
+	}
+	for _, s := range []*ServerAPI{base, b, base.WithModel("c")} {
+		if s.Dialect() != "llama.cpp" {
+			t.Errorf("dialect %q, want llama.cpp", s.Dialect())
+		}
+		if _, err := s.Tokenize(context.Background(), "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := vllmBodies.Load(); got != 1 {
+		t.Errorf("%d vLLM-dialect probes after the dialect was known, want 1", got)
 	}
 }
