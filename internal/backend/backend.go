@@ -93,7 +93,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	if !kind.AcceptsURL(cfg.URL) {
 		return nil, fmt.Errorf("%s URL must end with one of: {'%s', 'profile'} (got %s; set the endpoint, e.g. /v1/%s)",
-			kind.APIName, kind.URLSuffix, cfg.URL, kind.URLSuffix)
+			kind.APIName, kind.URLSuffix, displayURL(cfg.URL), kind.URLSuffix)
 	}
 	d := &dialer{d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
 	tr, err := transport(cfg, d.DialContext)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -118,8 +119,18 @@ func NewServerAPIWith(base string, o ServerOptions) (*ServerAPI, error) {
 		http: &http.Client{Transport: tr, Timeout: o.Timeout}, dialect: new(atomic.Int32)}, nil
 }
 
-// Base returns the server's base URL.
-func (s *ServerAPI) Base() string { return s.base }
+// Base returns the server's base URL for messages: its password, if
+// any, redacted.
+func (s *ServerAPI) Base() string { return displayURL(s.base) }
+
+// displayURL is u for messages: with its password, if any, redacted.
+func displayURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return p.Redacted()
+}
 
 // Timeout returns the bound of one call.
 func (s *ServerAPI) Timeout() time.Duration { return s.timeout }
@@ -161,7 +172,7 @@ func (s *ServerAPI) Models(ctx context.Context) (id, root string, err error) {
 		return "", "", fmt.Errorf("fetching the model list: %w", err)
 	}
 	if len(out.Data) == 0 {
-		return "", "", fmt.Errorf("fetching the model list: %s/v1/models lists no models", s.base)
+		return "", "", fmt.Errorf("fetching the model list: %s/v1/models lists no models", s.Base())
 	}
 	root = out.Data[0].Root
 	if root == "" {

@@ -251,3 +251,17 @@ func TestWithModelSharesDialect(t *testing.T) {
 		t.Errorf("%d vLLM-dialect probes after the dialect was known, want 1", got)
 	}
 }
+
+// Messages name the server without its password.
+func TestServerAPIBaseRedacted(t *testing.T) {
+	api, err := NewServerAPI("http://user:secret@gpu:8000/", "", nil, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := api.Base(); strings.Contains(got, "secret") || !strings.Contains(got, "gpu:8000") {
+		t.Errorf("Base() = %q, want the URL without its password", got)
+	}
+	if _, err := New(Config{Backend: "openai", URL: "http://user:secret@gpu:8000/v1/embeddings"}); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("URL error %v, want one without the password", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 // profile calls the server's profiler endpoint path ("/start_profile" or
@@ -23,7 +24,7 @@ func (pr *preparedRun) profile(ctx context.Context, env Env, path string) report
 		err = api.Profile(context.WithoutCancel(ctx), path)
 	}
 	if err != nil {
-		env.observer().Diagnostic(fmt.Sprintf("warning: --profile (target.profile): %s on %s failed, the run goes on: %v", path, pr.tgt.base, err))
+		env.observer().Diagnostic(fmt.Sprintf("warning: --profile (target.profile): %s on %s failed, the run goes on: %v", path, scenario.RedactURL(pr.tgt.base), err))
 		return report.ProfilerFailed
 	}
 	return report.ProfilerOK

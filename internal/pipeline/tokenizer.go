@@ -66,16 +66,17 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env, ep *e
 	if model == "" {
 		model = sc.Target.Model
 	}
+	shown := scenario.RedactURL(base) // for messages: no password
 	api, aerr := ep.serverAPI(model, env)
 	if aerr != nil {
-		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, base, aerr)
+		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, shown, aerr)
 	}
-	fmt.Fprintf(stderr, "tokenizer: no local tokenizer for %s; asking the server's /tokenize at %s (each call times out after %s)\n", name, base, api.Timeout())
+	fmt.Fprintf(stderr, "tokenizer: no local tokenizer for %s; asking the server's /tokenize at %s (each call times out after %s)\n", name, shown, api.Timeout())
 	srv, serr := tokenizer.NewServer(ctx, name, api)
 	if serr != nil {
-		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, base, serr)
+		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, shown, serr)
 	}
-	fmt.Fprintf(stderr, "tokenizer: the server's /tokenize and /detokenize at %s (%s dialect), because %s\n", base, api.Dialect(), reason(err))
+	fmt.Fprintf(stderr, "tokenizer: the server's /tokenize and /detokenize at %s (%s dialect), because %s\n", shown, api.Dialect(), reason(err))
 	return srv, name, nil
 }
 

@@ -69,7 +69,7 @@ func canonicalJSON(data []byte) ([]byte, error) {
 func (s *Scenario) Redacted() *Scenario {
 	c := s.clone()
 	redactHeaders(c.Target.Headers)
-	c.Target.BaseURL = redactURL(c.Target.BaseURL)
+	c.Target.BaseURL = RedactURL(c.Target.BaseURL)
 	if c.Compare != nil {
 		for name, raw := range c.Compare.Variants {
 			c.Compare.Variants[name] = redactJSON(raw, func(v any) any {
@@ -95,7 +95,7 @@ func (s *Scenario) Redacted() *Scenario {
 						redactURLField(v)
 					case labels[1] == "base_url" && len(labels) == 2:
 						if u, ok := v.(string); ok {
-							return redactURL(u)
+							return RedactURL(u)
 						}
 					case labels[1] != "headers":
 					case len(labels) == 2:
@@ -111,10 +111,10 @@ func (s *Scenario) Redacted() *Scenario {
 	return c
 }
 
-// redactURL returns u with its password, if any, replaced by "xxxxx". A
+// RedactURL returns u with its password, if any, replaced by "xxxxx". A
 // string that does not parse as a URL but may hold credentials is replaced
 // by [RedactedValue] whole.
-func redactURL(u string) string {
+func RedactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		if strings.Contains(u, "@") {
@@ -132,7 +132,7 @@ func redactURL(u string) string {
 func redactURLField(target any) {
 	if m, ok := target.(map[string]any); ok {
 		if u, ok := m["base_url"].(string); ok {
-			m["base_url"] = redactURL(u)
+			m["base_url"] = RedactURL(u)
 		}
 	}
 }

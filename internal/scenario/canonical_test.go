@@ -361,8 +361,8 @@ func TestRedactedBaseURL(t *testing.T) {
 		"http://u:p@h/x?q=1": "http://u:xxxxx@h/x?q=1",
 		"http://u:p@h%zz":    RedactedValue,
 	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
