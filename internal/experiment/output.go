@@ -8,7 +8,7 @@ import (
 
 // checkPlanOutput is the output check of an experiment, made once before
 // its first run: the result directory must be writable, and no run's
-// result may exist already, unless replace is set (--resume: runs whose
+// result, nor its records file (an interrupted run's), may exist already, unless replace is set (--resume: runs whose
 // result is done are skipped, the others are run again and replace theirs;
 // or --overwrite) or the run's output.overwrite is.
 func checkPlanOutput(plan *Plan, replace bool) error {
@@ -23,8 +23,10 @@ func checkPlanOutput(plan *Plan, replace bool) error {
 		if r.Scenario.Output.Overwrite {
 			continue
 		}
-		if _, err := os.Lstat(r.Path); err == nil {
-			return pipeline.OutputErrorf("%s already exists (the result of an earlier run of this experiment?) and vbench does not overwrite results: pass --resume to continue that experiment, --overwrite (output.overwrite: true) to replace its results, or set output.result_dir to another directory", r.Path)
+		for _, p := range []string{r.Path, pipeline.RecordsPath(r.Path)} {
+			if _, err := os.Lstat(p); err == nil {
+				return pipeline.OutputErrorf("%s already exists (from an earlier run of this experiment?) and vbench does not overwrite results: pass --resume to continue that experiment, --overwrite (output.overwrite: true) to replace its results, or set output.result_dir to another directory", p)
+			}
 		}
 	}
 	return nil

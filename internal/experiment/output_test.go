@@ -29,6 +29,22 @@ func TestCheckPlanOutput(t *testing.T) {
 	if err := checkPlanOutput(plan, true); err != nil {
 		t.Fatalf("resume or overwrite: %v", err)
 	}
+	// An interrupted earlier run leaves only its streamed records.
+	if err := os.Remove(filepath.Join(dir, "b.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.records.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPlanOutput(plan, false); !errors.Is(err, ErrOutput) || !strings.Contains(err.Error(), "a.records.jsonl already exists") {
+		t.Fatalf("existing records: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "a.records.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plan.Runs[1] = mk("b.json", true)
 	if err := checkPlanOutput(plan, false); err != nil {
 		t.Fatalf("output.overwrite: %v", err)

@@ -109,8 +109,25 @@ func claimFiles(sc *scenario.Scenario, f runFiles, fresh bool, say func(string))
 		if !withRecords {
 			return f, nil, nil
 		}
-		sink, err := createRecords(sc, f.records, record.CreateFile)
-		return f, sink, err
+		if !sc.Output.AppendResult {
+			sink, err := createRecords(sc, f.records, record.CreateFile)
+			return f, sink, err
+		}
+		// Appended results each name their own records file: the first
+		// free one of x.records.jsonl, x-2.records.jsonl, …, so that the
+		// earlier runs' records are kept.
+		for k := 1; k <= maxFreshNames; k++ {
+			path := recordsPath(report.NumberedPath(f.result, k))
+			sink, err := createRecords(sc, path, record.CreateNewFile)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err == nil {
+				f.records = path
+			}
+			return f, sink, err
+		}
+		return f, nil, fmt.Errorf("writing the records: %s and the next %d numbered names all exist", f.records, maxFreshNames-1)
 	}
 	first := f.result
 	for k := 1; k <= maxFreshNames; k++ {

@@ -176,3 +176,27 @@ func TestOverwriteField(t *testing.T) {
 		t.Errorf("canonical form of the default names overwrite: %s", def.Canonical())
 	}
 }
+
+// With output.append_result each run's records go to a file of their own:
+// the records an earlier appended result names are never truncated.
+func TestClaimFilesAppendKeepsRecords(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	sc := scenario.Default()
+	sc.Output.AppendResult = true
+	files := runFiles{result: path, records: recordsPath(path)}
+	if err := os.WriteFile(files.records, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, sink, err := claimFiles(sc, files, false, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.Close()
+	if got.result != path || got.records != filepath.Join(dir, "r-2.records.jsonl") {
+		t.Errorf("claimed %+v, want the result appended to r.json and records in r-2.records.jsonl", got)
+	}
+	if b, _ := os.ReadFile(files.records); string(b) != "earlier\n" {
+		t.Errorf("the earlier records were changed: %q", b)
+	}
+}

@@ -162,3 +162,7 @@ func metadata(m scenario.Metadata) []report.Metadata {
 	}
 	return out
 }
+
+// RecordsPath is the per-request records file that goes with the result
+// file result (x.json → x.records.jsonl).
+func RecordsPath(result string) string { return recordsPath(result) }
