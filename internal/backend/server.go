@@ -190,7 +190,12 @@ func (s *ServerAPI) Profile(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	return s.do(req, nil)
+	// A profiler flushes its trace before /stop_profile answers, which can
+	// take far longer than the bound of a tokenizer call: only ctx bounds
+	// these calls (vLLM's client gives them hours).
+	long := *s
+	long.http = &http.Client{Transport: s.http.Transport}
+	return long.do(req, nil)
 }
 
 // Tokenize returns the server's token ids for prompt, without special

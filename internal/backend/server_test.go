@@ -265,3 +265,19 @@ func TestServerAPIBaseRedacted(t *testing.T) {
 		t.Errorf("URL error %v, want one without the password", err)
 	}
 }
+
+// The profiler calls are not cut off by the bound of the tokenizer calls:
+// a /stop_profile that answers only after that bound still succeeds.
+func TestProfileOutlivesCallTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(200 * time.Millisecond) // flushing a trace
+	}))
+	defer srv.Close()
+	api, err := NewServerAPIWith(srv.URL, ServerOptions{Timeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Profile(context.Background(), "/stop_profile"); err != nil {
+		t.Errorf("Profile: %v", err)
+	}
+}
