@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "custom", New: newCustomSource})
+	Register(Kind{Name: "custom", New: newCustomSource, PythonRandom: true})
 }
 
 // customSource is the custom kind's Source: Custom with the run's

@@ -100,6 +100,12 @@ type Kind struct {
 	Align bool
 	// NeedsTokenizer refuses a run without a client tokenizer.
 	NeedsTokenizer bool
+	// PythonRandom says vLLM's class draws from (and reseeds) Python's
+	// global random module, whose stream vLLM's random LoRA assignment
+	// then continues. vbench's sources draw from generators of their own,
+	// so the pipeline refuses random LoRA assignment with such a kind
+	// rather than choose modules vLLM would not.
+	PythonRandom bool
 }
 
 // ForcesIgnoreEOS reports whether k forces ignore_eos on with a backend

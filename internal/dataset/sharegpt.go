@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "sharegpt", New: newShareGPTSource, NeedsTokenizer: true})
+	Register(Kind{Name: "sharegpt", New: newShareGPTSource, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // vLLM's is_valid_sequence bounds for sharegpt.

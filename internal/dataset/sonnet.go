@@ -24,7 +24,7 @@ import (
 var sonnetText string
 
 func init() {
-	Register(Kind{Name: "sonnet", New: newSonnetSource, NeedsTokenizer: true})
+	Register(Kind{Name: "sonnet", New: newSonnetSource, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // sonnetSource is the sonnet kind's Source.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vbench/vbench/internal/dataset"
@@ -42,5 +43,29 @@ func TestAssignLoRA(t *testing.T) {
 				t.Errorf("models %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// Random LoRA assignment continues vLLM's Python random stream, which a
+// kind drawing from it (custom, sonnet, sharegpt) leaves where vbench
+// cannot follow: refused up front, round-robin allowed.
+func TestLoRARandomRefusedWithPythonRandomKinds(t *testing.T) {
+	for _, tt := range []struct {
+		src     string
+		refused bool
+	}{
+		{"dataset: custom: path: \"p.jsonl\"\ntarget: {lora_modules: [\"a\", \"b\"], lora_assignment: \"random\"}\n", true},
+		{"dataset: sonnet: {}\ntarget: {lora_modules: [\"a\", \"b\"], lora_assignment: \"random\"}\n", true},
+		{"dataset: custom: path: \"p.jsonl\"\ntarget: {lora_modules: [\"a\", \"b\"], lora_assignment: \"round-robin\"}\n", false},
+		{"target: {lora_modules: [\"a\", \"b\"], lora_assignment: \"random\"}\n", false},
+	} {
+		sc, err := scenario.LoadBytes("s.cue", []byte(tt.src), scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkRun(sc)
+		if got := err != nil && strings.Contains(err.Error(), "lora_assignment"); got != tt.refused {
+			t.Errorf("%q: checkRun = %v, want refused %v", tt.src, err, tt.refused)
+		}
 	}
 }
