@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,31 +95,35 @@ func createRecords(sc *scenario.Scenario, path string, create func(string, recor
 
 // writeReports prints the failure lines and the result block, then writes
 // the result JSON when the scenario asks (see writeResult; fresh says no
-// file may be replaced), unless recErr says the records it would name were
-// not all written. planned is the number of requests the run was to send;
+// file may be replaced): without the records file's name when recErr says
+// not every record reached it. Errors (the console's, the records', the
+// result's) are returned together after whatever could be written. planned is the number of requests the run was to send;
 // profileStop is the outcome of stopping the server's profiler, whose
 // lines follow the block.
 func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, profileStop report.Profiler, env Env, out *Outcome) error {
 	obs := env.observer()
-	if err := obs.Result(report.ConsoleInput{
+	// A console that cannot be written (a closed pipe, a full disk) still
+	// leaves the result file: its error is returned after it.
+	consoleErr := obs.Result(report.ConsoleInput{
 		Summary:        sum,
 		MaxConcurrency: sc.Load.MaxConcurrency,
 		RequestRate:    float64(sc.Load.RequestRate),
 		SpecDecode:     out.SpecDecode,
 		Diffusion:      out.Diffusion,
 		ProfileStop:    profileStop,
-	}); err != nil {
-		return err
-	}
+	})
 	o := sc.Output
 	path, date, ramp := files.result, files.date, files.ramp
 	if path == "" {
-		return nil
+		return consoleErr
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState),
 		Interrupted: out.Interrupted, NotSent: out.NotSent}
-	if files.records != "" {
+	// The result names its records file only when every record reached
+	// it; otherwise the result is written without the name, and the
+	// records' error returned after it.
+	if files.records != "" && recErr == nil {
 		out.RecordsPath = files.records
 		info.Records = filepath.Base(out.RecordsPath)
 	}
@@ -133,19 +138,15 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		VBench:          env.Argv.vbenchObject(info),
 	})
 	if err != nil {
-		return fmt.Errorf("building the result JSON: %w", err)
-	}
-	// The result names the records, so it must not exist without them.
-	if recErr != nil {
-		return recErr
+		return errors.Join(consoleErr, fmt.Errorf("building the result JSON: %w", err), recErr)
 	}
 	path, err = writeResult(files, data, fresh, o.AppendResult, obs.Diagnostic)
 	if err != nil {
-		return err
+		return errors.Join(consoleErr, err, recErr)
 	}
 	out.ResultPath, out.ResultJSON = path, data
 	obs.Saved(path)
-	return nil
+	return errors.Join(consoleErr, recErr)
 }
 
 // recordsPath is the JSONL file next to a result: x.json → x.records.jsonl.
