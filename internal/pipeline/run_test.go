@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -503,5 +505,32 @@ func TestRunObserver(t *testing.T) {
 		if !strings.HasPrefix(got, "diagnostic, diagnostic") {
 			t.Errorf("events %s: want the tokenizer and sampling diagnostics first", got)
 		}
+	}
+}
+
+// failingConsole is a silent observer whose result block cannot be
+// written, as on a closed pipe.
+type failingConsole struct{ report.Silent }
+
+func (failingConsole) Result(report.ConsoleInput) error { return errors.New("write |1: broken pipe") }
+
+// A console that fails does not cost the result file: it is written, and
+// the console's error is returned after it.
+func TestRunConsoleErrorKeepsResult(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(base), scenario.Options{Sets: []string{`output.result_dir="` + dir + `"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), sc, Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
+		Now: time.Now, Observer: failingConsole{}})
+	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("err = %v, want the console's", err)
+	}
+	if out == nil || out.ResultPath == "" {
+		t.Fatalf("no result written: %+v", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err != nil {
+		t.Errorf("result file: %v", err)
 	}
 }
