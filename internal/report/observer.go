@@ -9,8 +9,9 @@ import (
 // RunObserver is told what a single run does, as it does it. Console
 // renders the events as the console text of `vllm bench serve` (and
 // vbench's own diagnostics); Silent drops them; another observer can
-// render them otherwise, or record them to re-render later. A run calls
-// its observer from one goroutine, never during the timed run.
+// render them otherwise, or record them to re-render later. A run never
+// calls its observer concurrently (the prompt alignment's workers take
+// turns) and never during the timed run.
 type RunObserver interface {
 	// Message is a line of text vLLM prints that has no event of its
 	// own: the model lookup, the prompt alignment, warnings vLLM prints.
