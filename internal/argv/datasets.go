@@ -165,6 +165,15 @@ var argvDatasets = []*argvDataset{
 			},
 		},
 	},
+	{
+		name: "burstgpt",
+		dataset: func(n *namespace) scenario.Dataset {
+			return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: n.datasetPath}}
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path": func(d scenario.Dataset) []string { return []string{d.BurstGPT.Path} },
+		},
+	},
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def

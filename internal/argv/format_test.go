@@ -117,7 +117,7 @@ func TestFormatErrors(t *testing.T) {
 		{"repeat: count: 2\n", "sweep/repeat/compare: an experiment has no vllm bench serve form"},
 		{"target: ca_file: \"ca.pem\"\n", "target.ca_file: vllm bench serve has no flag for a CA file"},
 		{"tokenizer: revision: \"main\"\n", "tokenizer.revision: vllm bench serve has no flag"},
-		{"dataset: burstgpt: path: \"x.csv\"\n", "dataset burstgpt: vbench serve does not support this dataset yet"},
+		{"dataset: timed_trace: path: \"x.jsonl\"\n", "dataset timed_trace: vbench serve does not support this dataset yet"},
 		{"dataset: sonnet: {}\n", "dataset.sonnet.path: vllm bench serve needs --dataset-path for sonnet"},
 		{"dataset: custom: {path: \"p.jsonl\", enable_multimodal_chat: true}\n", "dataset.custom.enable_multimodal_chat: vbench serve does not support --enable-multimodal-chat yet"},
 		{"target: backend: \"vllm-pooling\"\n", "target.backend vllm-pooling: vbench serve does not support this backend yet"},
