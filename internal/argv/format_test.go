@@ -35,6 +35,9 @@ func TestFormat(t *testing.T) {
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl"}, "--dataset-name custom --dataset-path p.jsonl"},
 		{[]string{"--dataset-name", "sonnet", "--dataset-path", "s.txt", "--sonnet-prefix-len", "0", "--sonnet-input-len", "300", "--output-len", "5"},
 			"--dataset-name sonnet --dataset-path s.txt --sonnet-input-len 300 --sonnet-prefix-len 0"},
+		{[]string{"--dataset-name", "burstgpt", "--dataset-path", "t.csv", "--seed", "3"}, "--seed 3 --dataset-name burstgpt --dataset-path t.csv"},
+		{[]string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-category", "math", "--output-len", "7", "--no-oversample", "--disable-shuffle"},
+			"--dataset-name spec_bench --dataset-path q.jsonl --no-oversample --disable-shuffle --spec-bench-output-len 7 --spec-bench-category math"},
 		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
 		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {
@@ -118,6 +121,7 @@ func TestFormatErrors(t *testing.T) {
 		{"target: ca_file: \"ca.pem\"\n", "target.ca_file: vllm bench serve has no flag for a CA file"},
 		{"tokenizer: revision: \"main\"\n", "tokenizer.revision: vllm bench serve has no flag"},
 		{"dataset: timed_trace: path: \"x.jsonl\"\n", "dataset timed_trace: vbench serve does not support this dataset yet"},
+		{"dataset: spec_bench: {path: \"q.jsonl\", skip_chat_template: true}\n", "dataset.spec_bench.skip_chat_template: has no vllm bench serve form: vllm bench serve applies the chat template"},
 		{"dataset: sonnet: {}\n", "dataset.sonnet.path: vllm bench serve needs --dataset-path for sonnet"},
 		{"dataset: custom: {path: \"p.jsonl\", enable_multimodal_chat: true}\n", "dataset.custom.enable_multimodal_chat: vbench serve does not support --enable-multimodal-chat yet"},
 		{"target: backend: \"vllm-pooling\"\n", "target.backend vllm-pooling: vbench serve does not support this backend yet"},

@@ -34,11 +34,29 @@ type burstGPTGolden []struct {
 	Seed     int64
 	N        int
 	Prefix   string
-	Requests []struct {
-		Prompt    string
-		PromptLen int    `json:"prompt_len"`
-		OutputLen int    `json:"expected_output_len"`
-		RequestID string `json:"request_id"`
+	Requests []vllmRequest
+}
+
+// vllmRequest is a vLLM SampleRequest as the golden scripts write it.
+type vllmRequest struct {
+	Prompt    string
+	PromptLen int    `json:"prompt_len"`
+	OutputLen int    `json:"expected_output_len"`
+	RequestID string `json:"request_id"`
+}
+
+// checkVLLMRequests compares requests with vLLM's.
+func checkVLLMRequests(t *testing.T, reqs []Request, want []vllmRequest) {
+	t.Helper()
+	if len(reqs) != len(want) {
+		t.Fatalf("%d requests, want %d", len(reqs), len(want))
+	}
+	for i, w := range want {
+		got := reqs[i]
+		if got.Prompt != w.Prompt || got.PromptLen != w.PromptLen || got.OutputLen != w.OutputLen || got.ID != w.RequestID {
+			t.Errorf("request %d = {%q %d %d %q}, want {%q %d %d %q}", i,
+				got.Prompt, got.PromptLen, got.OutputLen, got.ID, w.Prompt, w.PromptLen, w.OutputLen, w.RequestID)
+		}
 	}
 }
 
@@ -61,16 +79,7 @@ func TestBurstGPTGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(reqs) != len(c.Requests) {
-				t.Fatalf("%d requests, want %d", len(reqs), len(c.Requests))
-			}
-			for i, want := range c.Requests {
-				got := reqs[i]
-				if got.Prompt != want.Prompt || got.PromptLen != want.PromptLen || got.OutputLen != want.OutputLen || got.ID != want.RequestID {
-					t.Errorf("request %d = {%q %d %d %q}, want {%q %d %d %q}", i,
-						got.Prompt, got.PromptLen, got.OutputLen, got.ID, want.Prompt, want.PromptLen, want.OutputLen, want.RequestID)
-				}
-			}
+			checkVLLMRequests(t, reqs, c.Requests)
 		})
 	}
 }
