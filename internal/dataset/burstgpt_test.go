@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,4 +216,27 @@ func FuzzReadBurstGPT(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadBurstGPT reads a CSV of 200k BurstGPT-like rows (the real
+// trace has about 1.4M), half of them GPT-4 rows with a response.
+func BenchmarkReadBurstGPT(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
+	for i := range 200000 {
+		model, resp := "GPT-4", 1+i%400
+		if i%2 == 1 {
+			model = "ChatGPT"
+		}
+		in := 3 + i%1500
+		fmt.Fprintf(&sb, "%d,%s,%d,%d,%d,Conversation log\n", 5+i*7, model, in, resp, in+resp)
+	}
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		rows, err := readBurstGPT("b.csv", strings.NewReader(data))
+		if err != nil || len(rows) != 100000 {
+			b.Fatalf("%d rows, %v", len(rows), err)
+		}
+	}
 }
