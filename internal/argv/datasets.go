@@ -165,6 +165,47 @@ var argvDatasets = []*argvDataset{
 			},
 		},
 	},
+	{
+		name: "spec_bench",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.SpecBenchDataset{
+				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				OutputLen:   int(n.specBenchOutputLen), Category: n.specBenchCategory,
+			}
+			if n.outputLen != nil {
+				d.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{SpecBench: d}
+		},
+		outputLenPath: "dataset.spec_bench.output_len",
+		formattable: func(d scenario.Dataset) error {
+			if d.SpecBench.SkipChatTemplate {
+				return &Error{Flag: "dataset.spec_bench.skip_chat_template", Msg: "has no vllm bench serve form: vllm bench serve applies the chat template to spec_bench prompts whatever --skip-chat-template says"}
+			}
+			return nil
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":          func(d scenario.Dataset) []string { return []string{d.SpecBench.Path} },
+			"--no-oversample":         func(d scenario.Dataset) []string { return storeTrue(d.SpecBench.NoOversample) },
+			"--disable-shuffle":       func(d scenario.Dataset) []string { return storeTrue(d.SpecBench.DisableShuffle) },
+			"--spec-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(d.SpecBench.OutputLen, 256) },
+			"--spec-bench-category": func(d scenario.Dataset) []string {
+				if d.SpecBench.Category == "" {
+					return nil
+				}
+				return []string{d.SpecBench.Category}
+			},
+		},
+	},
+	{
+		name: "burstgpt",
+		dataset: func(n *namespace) scenario.Dataset {
+			return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: n.datasetPath}}
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path": func(d scenario.Dataset) []string { return []string{d.BurstGPT.Path} },
+		},
+	},
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def

@@ -76,6 +76,8 @@ type namespace struct {
 	chatTemplateKwargs                               map[string]any
 	customOutputLen                                  int64
 	sonnetInputLen, sonnetOutputLen, sonnetPrefixLen int64
+	specBenchOutputLen                               int64
+	specBenchCategory                                string
 
 	numPrompts              int64
 	requestRate, burstiness float64
@@ -107,7 +109,7 @@ func newNamespace() *namespace {
 		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions", loraAssignment: "random",
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128,
-		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200,
+		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
 		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
 	}
@@ -198,16 +200,16 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path"},
-		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file)",
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample"},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample"},
 		help: "do not pad the sampled requests up to --num-prompts (custom)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
 	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
 		help: "send prompts without the tokenizer's chat template (custom)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle"},
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle"},
 		help: "keep the file's order (custom)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
@@ -229,14 +231,19 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len"},
-		help: "overrides --random-output-len, --custom-output-len and --sharegpt-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len"},
+		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len and --spec-bench-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
 	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
 		help: "sharegpt: send the prompt as chat messages with content parts",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
 	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
 		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",
 		set:  setIntPtr(func(n *namespace) **int64 { return &n.sharegptOutputLen })},
+	{name: "--spec-bench-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.spec_bench.output_len"},
+		help: "spec_bench: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.specBenchOutputLen })},
+	{name: "--spec-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.spec_bench.category"},
+		help: "spec_bench: keep only this category (default: all)",
+		set:  func(n *namespace, v []string) error { n.specBenchCategory = v[0]; return nil }},
 
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},

@@ -237,6 +237,12 @@ func (p *parser) validate() error {
 	if n.datasetName == "custom" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the custom dataset needs --dataset-path (a JSONL file with a prompt per line)")
 	}
+	if n.datasetName == "spec_bench" && n.datasetPath == "" {
+		return flagErr(p.raw["--dataset-name"], "the spec_bench dataset needs --dataset-path (SpecBench's question.jsonl)")
+	}
+	if n.datasetName == "burstgpt" && n.datasetPath == "" {
+		return flagErr(p.raw["--dataset-name"], "the burstgpt dataset needs --dataset-path (the BurstGPT CSV trace)")
+	}
 	if n.rampUpStrategy == "" {
 		for _, name := range []string{"--ramp-up-start-rps", "--ramp-up-end-rps"} {
 			if p.raw[name] != "" {

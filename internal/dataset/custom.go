@@ -248,6 +248,13 @@ func Custom(ctx context.Context, spec scenario.CustomDataset, numPrompts int, se
 	if err != nil {
 		return nil, err
 	}
+	return customRequests(ctx, lines, spec, kwargs, numPrompts, seed, tok, idPrefix, logw)
+}
+
+// customRequests is steps 1 to 5 of Custom on lines read from spec.Path:
+// vLLM's CustomDataset.sample, which its spec_bench kind shares.
+func customRequests(ctx context.Context, lines []CustomLine, spec scenario.CustomDataset, kwargs map[string]any, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+	var err error
 	if !spec.DisableShuffle {
 		numpy.NewPyRandom(seed).Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
 	}

@@ -97,6 +97,13 @@ var implemented = map[string]string{
 	"dataset.sonnet.input_len":                "dataset/files_test.go (TestSonnetMatchesVLLM)",
 	"dataset.sonnet.output_len":               "max tokens; dataset/files_test.go, testdata/script/dataset_sonnet.txtar",
 	"dataset.sonnet.prefix_len":               "shared prefix lines; dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.burstgpt.path":                   "the BurstGPT CSV; dataset/burstgpt_test.go (golden), testdata/script/dataset_burstgpt.txtar",
+	"dataset.spec_bench.path":                 "the SpecBench JSONL; dataset/spec_bench_test.go (golden), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.disable_shuffle":      "file order; dataset/spec_bench_test.go (golden writing_no_shuffle_no_oversample)",
+	"dataset.spec_bench.no_oversample":        "no padding to num_prompts; dataset/spec_bench_test.go (golden writing_no_shuffle_no_oversample), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.output_len":           "output length; dataset/spec_bench_test.go (golden), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.category":             "category filter; dataset/spec_bench_test.go (golden math_oversampled), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.skip_chat_template":   "raw first turns (a scenario field; vLLM's serve always templates); dataset/spec_bench_test.go (TestSpecBenchSkipChatTemplate)",
 	"dataset.sharegpt.path":                   "the file or Hub dataset; dataset/sharegpt_test.go (TestShareGPTFromHub), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.disable_shuffle":        "file order; dataset/sharegpt_test.go (golden no_shuffle)",
 	"dataset.sharegpt.no_oversample":          "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
@@ -155,8 +162,8 @@ var implemented = map[string]string{
 // refuses a scenario that sets one, with exit 2 (testdata/script/vet_errors.txtar),
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
-	"random_mm", "random_rerank", "burstgpt",
-	"custom_image", "custom_audio", "prefix_repetition", "hf", "spec_bench",
+	"random_mm", "random_rerank",
+	"custom_image", "custom_audio", "prefix_repetition", "hf",
 	"speed_bench", "timed_trace",
 }
 
