@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "spec_bench", New: newSpecBenchSource, NeedsTokenizer: true})
+	Register(Kind{Name: "spec_bench", New: newSpecBenchSource, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // specBenchSeed is the seed of vLLM's spec_bench: serve builds the dataset

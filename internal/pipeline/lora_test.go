@@ -47,7 +47,7 @@ func TestAssignLoRA(t *testing.T) {
 }
 
 // Random LoRA assignment continues vLLM's Python random stream, which a
-// kind drawing from it (custom, sonnet, sharegpt) leaves where vbench
+// kind drawing from it (custom, sonnet, sharegpt, spec_bench) leaves where vbench
 // cannot follow: refused up front, round-robin allowed.
 func TestLoRARandomRefusedWithPythonRandomKinds(t *testing.T) {
 	for _, tt := range []struct {
