@@ -198,7 +198,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--backend", "nope"}, "--backend: invalid choice: 'nope' (choose from vllm, openai, openai-chat, openai-audio", false},
 		{[]string{"--ramp-up-strategy", "step"}, "--ramp-up-strategy: invalid choice: 'step' (choose from linear, exponential)", false},
 		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet (vbench serve implements vllm, openai, openai-chat so far)", true},
-		{[]string{"--dataset-name", "burstgpt"}, "--dataset-name burstgpt: not supported yet (vbench serve implements custom, random, sharegpt, sonnet so far)", true},
+		{[]string{"--dataset-name", "burstgpt"}, "--dataset-name burstgpt: not supported yet (vbench serve implements custom, prefix_repetition, random, sharegpt, sonnet so far)", true},
 		{[]string{"--dataset-name", "custom"}, "--dataset-name custom: the custom dataset needs --dataset-path (a JSONL file with a prompt per line)", false},
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--custom-output-len", "-2"}, "--custom-output-len -2: invalid value -2 (out of bound >=-1)", false},
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", "[1]"}, `--chat-template-kwargs [1]: invalid value '[1]' (want a JSON object`, false},
