@@ -10,6 +10,7 @@ import (
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/run"
@@ -44,6 +45,10 @@ type Outcome struct {
 	// before and after the timed phase (nil when the server reports none).
 	SpecDecode *report.SpecDecodeStats
 	Diffusion  *report.DiffusionStats
+	// PrefixCache is the server's prefix-cache hit rate over the timed
+	// phase, from vLLM's prefix-cache counters (nil when the server has
+	// none, or no prompt token was looked up).
+	PrefixCache *promscrape.PrefixCacheStats
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
 	experiment any
@@ -280,7 +285,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
