@@ -199,6 +199,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"--ramp-up-strategy", "step"}, "--ramp-up-strategy: invalid choice: 'step' (choose from linear, exponential)", false},
 		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet (vbench serve implements vllm, openai, openai-chat so far)", true},
 		{[]string{"--dataset-name", "burstgpt"}, "--dataset-name burstgpt: not supported yet (vbench serve implements custom, prefix_repetition, random, sharegpt, sonnet so far)", true},
+		{[]string{"--dataset-name", "prefix_repetition", "--dataset-path", "p.json"}, "--dataset-path p.json: the prefix_repetition dataset is generated and reads no file: leave --dataset-path out (vllm bench serve refuses it too)", false},
+		{[]string{"--dataset-path", "p.json"}, "--dataset-path p.json: the random dataset is generated and reads no file", false},
 		{[]string{"--dataset-name", "custom"}, "--dataset-name custom: the custom dataset needs --dataset-path (a JSONL file with a prompt per line)", false},
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--custom-output-len", "-2"}, "--custom-output-len -2: invalid value -2 (out of bound >=-1)", false},
 		{[]string{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", "[1]"}, `--chat-template-kwargs [1]: invalid value '[1]' (want a JSON object`, false},
