@@ -43,7 +43,7 @@ func newPrefixRepetitionSource(spec scenario.Dataset) (Source, error) {
 // needs them all.
 func (s prefixRepetitionSource) Requests(_ context.Context, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
-		reqs, mismatch, err := PrefixRepetition(s.spec, env.NumPrompts, env.Seed, env.Tokenizer)
+		reqs, mismatch, err := PrefixRepetition(s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.PyGlobal)
 		if err != nil {
 			yield(Request{}, err)
 			return
@@ -88,8 +88,10 @@ func (s prefixRepetitionSource) Requests(_ context.Context, env Env) iter.Seq2[R
 //     encoding.
 //  5. random.shuffle(requests) unless disable_shuffle.
 //
-// The seed must be in numpy's range [0, 2³²).
-func PrefixRepetition(spec scenario.PrefixRepetitionDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer) ([]Request, int, error) {
+// The seed must be in numpy's range [0, 2³²). pyGlobal, when not nil, is
+// Python's global generator: it is reseeded and shuffles, and is left as
+// vLLM leaves it; nil uses a generator of its own.
+func PrefixRepetition(spec scenario.PrefixRepetitionDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, pyGlobal *numpy.PyRandom) ([]Request, int, error) {
 	if seed < 0 || seed > math.MaxUint32 {
 		return nil, 0, fmt.Errorf("seed %d is outside numpy's range 0..4294967295", seed)
 	}
@@ -107,6 +109,10 @@ func PrefixRepetition(spec scenario.PrefixRepetitionDataset, numPrompts int, see
 	if vocab <= 0 {
 		return nil, 0, fmt.Errorf("tokenizer %s has vocabulary size %d", tok.Name(), vocab)
 	}
+	if pyGlobal == nil {
+		pyGlobal = new(numpy.PyRandom)
+	}
+	pyGlobal.Seed(seed)
 	rs := numpy.NewRandomState(uint32(seed))
 	mismatch := 0
 	exact := func(target int) ([]int, error) {
@@ -153,7 +159,7 @@ func PrefixRepetition(spec scenario.PrefixRepetitionDataset, numPrompts int, see
 		}
 	}
 	if !spec.DisableShuffle {
-		numpy.NewPyRandom(seed).Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
+		pyGlobal.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
 	}
 	return reqs, mismatch, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -20,15 +21,16 @@ func TestPrefixRepetitionMatchesVLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []struct {
-		Name           string `json:"name"`
-		Seed           int64  `json:"seed"`
-		N              int    `json:"n"`
-		PrefixLen      int    `json:"prefix_len"`
-		SuffixLen      int    `json:"suffix_len"`
-		NumPrefixes    int    `json:"num_prefixes"`
-		OutputLen      int    `json:"output_len"`
-		DisableShuffle bool   `json:"disable_shuffle"`
-		Mismatch       int    `json:"mismatch"`
+		Name           string  `json:"name"`
+		Seed           int64   `json:"seed"`
+		N              int     `json:"n"`
+		PrefixLen      int     `json:"prefix_len"`
+		SuffixLen      int     `json:"suffix_len"`
+		NumPrefixes    int     `json:"num_prefixes"`
+		OutputLen      int     `json:"output_len"`
+		DisableShuffle bool    `json:"disable_shuffle"`
+		Mismatch       int     `json:"mismatch"`
+		NextRandom     float64 `json:"next_random"`
 		Requests       []struct {
 			Prompt    string `json:"prompt"`
 			PromptLen int    `json:"prompt_len"`
@@ -45,9 +47,13 @@ func TestPrefixRepetitionMatchesVLLM(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			spec := scenario.PrefixRepetitionDataset{PrefixLen: c.PrefixLen, SuffixLen: c.SuffixLen,
 				NumPrefixes: c.NumPrefixes, OutputLen: c.OutputLen, DisableShuffle: c.DisableShuffle}
-			got, mismatch, err := PrefixRepetition(spec, c.N, c.Seed, toyTokenizer{})
+			py := numpy.NewPyRandom(12345) // reseeded by the dataset, as vLLM's
+			got, mismatch, err := PrefixRepetition(spec, c.N, c.Seed, toyTokenizer{}, py)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if next := py.Random(); next != c.NextRandom {
+				t.Errorf("Python's global generator then draws %v, want %v", next, c.NextRandom)
 			}
 			if mismatch != c.Mismatch {
 				t.Errorf("mismatch %d, want %d", mismatch, c.Mismatch)
@@ -110,7 +116,7 @@ func TestPrefixRepetitionErrors(t *testing.T) {
 		{"no prefixes", scenario.PrefixRepetitionDataset{NumPrefixes: 0}, 3, 0, "num_prefixes 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := PrefixRepetition(tc.spec, tc.n, tc.seed, toyTokenizer{})
+			_, _, err := PrefixRepetition(tc.spec, tc.n, tc.seed, toyTokenizer{}, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}

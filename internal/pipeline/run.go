@@ -10,6 +10,7 @@ import (
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
@@ -144,7 +145,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		ignoreEOS = true // vLLM forces it for random data
 	}
 
-	reqs, err := buildDataset(ctx, sc, tok, tgt, env)
+	pyGlobal := pyGlobalRandom(sc.Seed)
+	reqs, err := buildDataset(ctx, sc, tok, tgt, env, pyGlobal)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +186,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	// The ready check and the warmups send request 0 with the run's model
 	// (vLLM's test input), whatever LoRA module request 0 gets.
 	first := reqs[0]
-	assignLoRA(reqs, sc.Target, pyGlobalRandom(sc.Seed))
+	assignLoRA(reqs, sc.Target, pyGlobal)
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
@@ -325,7 +327,7 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // buildDataset generates the scenario's dataset through its registry
 // entry, which may align the prompts with the server's tokenizer as vLLM
 // does.
-func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env) ([]dataset.Request, error) {
+func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom) ([]dataset.Request, error) {
 	obs := env.observer()
 	return dataset.Build(ctx, sc.Dataset, dataset.Env{
 		Tokenizer:  tok,
@@ -333,6 +335,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		Backend:    sc.Target.Backend,
 		NumPrompts: sc.Load.NumPrompts,
 		IDPrefix:   requestIDPrefix(sc),
+		PyGlobal:   pyGlobal,
 		Server: func() (dataset.ServerTokenizer, error) {
 			api, err := tgt.ep.serverAPI(tgt.modelID, env)
 			if err != nil {

@@ -8,7 +8,9 @@
 # gen_prompt_decode_to_target_len (no rng: np.random.randint pads a short
 # re-encoding), then prompts_per_prefix + (p < remainder) suffixes drawn and
 # fixed up the same way; prompt = decode(prefix + suffix), prompt_len =
-# len(prefix + suffix); random.shuffle unless disable_shuffle.
+# len(prefix + suffix); random.shuffle unless disable_shuffle. It also
+# records the next random.random() of Python's global generator, as the
+# dataset leaves it.
 #
 # vLLM uses the model's tokenizer; without Python's tokenizers this uses a
 # tokenizer whose behaviour is trivial to compute by hand, the Go test's
@@ -111,7 +113,9 @@ CASES = [
 out = []
 for c in CASES:
     reqs, mismatch = sample(c["seed"], c["n"], c["prefix_len"], c["suffix_len"], c["num_prefixes"], c["output_len"], c["disable_shuffle"])
-    out.append(dict(c, requests=reqs, mismatch=mismatch))
+    # Python's global generator as the dataset leaves it: the next draw
+    # (LoRA's random assignment draws from it after sampling).
+    out.append(dict(c, requests=reqs, mismatch=mismatch, next_random=random.random()))
 
 with open(os.path.join(here, "prefixrep_golden.json"), "w") as f:
     json.dump(out, f, indent=1)
