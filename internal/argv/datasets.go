@@ -206,6 +206,25 @@ var argvDatasets = []*argvDataset{
 			"--dataset-path": func(d scenario.Dataset) []string { return []string{d.BurstGPT.Path} },
 		},
 	},
+	{
+		name: "prefix_repetition",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.PrefixRepetitionDataset{PrefixLen: int(n.prefixRepPrefixLen), SuffixLen: int(n.prefixRepSuffixLen),
+				NumPrefixes: int(n.prefixRepNumPrefixes), OutputLen: int(n.prefixRepOutputLen), DisableShuffle: n.disableShuffle}
+			if n.outputLen != nil {
+				d.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{PrefixRepetition: d}
+		},
+		outputLenPath: "dataset.prefix_repetition.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--prefix-repetition-prefix-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.PrefixLen, 256) },
+			"--prefix-repetition-suffix-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.SuffixLen, 256) },
+			"--prefix-repetition-num-prefixes": func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.NumPrefixes, 10) },
+			"--prefix-repetition-output-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.OutputLen, 128) },
+			"--disable-shuffle":                func(d scenario.Dataset) []string { return storeTrue(d.PrefixRepetition.DisableShuffle) },
+		},
+	},
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def

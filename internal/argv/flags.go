@@ -79,6 +79,9 @@ type namespace struct {
 	specBenchOutputLen                               int64
 	specBenchCategory                                string
 
+	// The prefix_repetition dataset's flags.
+	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
+
 	numPrompts              int64
 	requestRate, burstiness float64
 	maxConcurrency          *int64
@@ -110,6 +113,7 @@ func newNamespace() *namespace {
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
+		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128,
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
 		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
 	}
@@ -209,8 +213,8 @@ var flags = []*flagDef{
 	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
 		help: "send prompts without the tokenizer's chat template (custom)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle"},
-		help: "keep the file's order (custom)",
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle"},
+		help: "keep the file's order (custom, sharegpt, spec_bench), or the requests grouped by prefix (prefix_repetition)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
 		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
@@ -231,8 +235,8 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len"},
-		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len and --spec-bench-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len"},
+		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --spec-bench-output-len and --prefix-repetition-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
 	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
 		help: "sharegpt: send the prompt as chat messages with content parts",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
@@ -244,6 +248,15 @@ var flags = []*flagDef{
 	{name: "--spec-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.spec_bench.category"},
 		help: "spec_bench: keep only this category (default: all)",
 		set:  func(n *namespace, v []string) error { n.specBenchCategory = v[0]; return nil }},
+
+	{name: "--prefix-repetition-prefix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.prefix_len"},
+		help: "prefix_repetition dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepPrefixLen })},
+	{name: "--prefix-repetition-suffix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.suffix_len"},
+		help: "prefix_repetition dataset: per-request suffix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepSuffixLen })},
+	{name: "--prefix-repetition-num-prefixes", arity: arityOne, metavar: "INT", def: "10", paths: []string{"dataset.prefix_repetition.num_prefixes"},
+		help: "prefix_repetition dataset: number of distinct prefixes", set: setInt(func(n *namespace) *int64 { return &n.prefixRepNumPrefixes })},
+	{name: "--prefix-repetition-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.prefix_repetition.output_len"},
+		help: "prefix_repetition dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepOutputLen })},
 
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},

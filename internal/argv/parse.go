@@ -234,6 +234,12 @@ func (p *parser) validate() error {
 	if n.seed < 0 || n.seed > math.MaxUint32 {
 		return flagErr(p.raw["--seed"], "must be between 0 and 4294967295 (numpy's seed range)")
 	}
+	switch n.datasetName {
+	case "random", "random-mm", "random-rerank", "prefix_repetition":
+		if n.datasetPath != "" {
+			return flagErr(p.raw["--dataset-path"], fmt.Sprintf("the %s dataset is generated and reads no file: leave --dataset-path out (vllm bench serve refuses it too)", n.datasetName))
+		}
+	}
 	if n.datasetName == "custom" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the custom dataset needs --dataset-path (a JSONL file with a prompt per line)")
 	}

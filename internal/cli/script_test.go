@@ -101,6 +101,8 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			_, err = fmt.Sscan(v, &cfg.SpecDecodeTokens)
 		case "--spec-decode-acceptance":
 			_, err = fmt.Sscan(v, &cfg.SpecDecodeAcceptance)
+		case "--prefix-cache-blocks":
+			_, err = fmt.Sscan(v, &cfg.PrefixCacheBlocks)
 		case "--tokenizer":
 			tok = v
 		case "--lora":

@@ -74,6 +74,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
 	f.IntVar(&cfg.SpecDecodeTokens, "spec-decode-tokens", cfg.SpecDecodeTokens, "expose vLLM's speculative-decoding counters (two engines) for this many draft tokens per step (0 = none)")
 	f.Float64Var(&cfg.SpecDecodeAcceptance, "spec-decode-acceptance", cfg.SpecDecodeAcceptance, "share of draft tokens accepted, 0 to 1, by a deterministic model")
+	f.IntVar(&cfg.PrefixCacheBlocks, "prefix-cache-blocks", cfg.PrefixCacheBlocks, "capacity of the simulated prefix cache in 16-token blocks (LRU), reported as vLLM's prefix-cache counters and KV-cache usage (0 = off)")
 	f.StringVar(&urlFile, "url-file", "", "once listening, write the server's URL to this file (atomically), for scripts")
 	f.StringVar(&tok, "tokenizer", "o200k_base", "tokenizer for prompt counts and /tokenize: o200k_base, cl100k_base, p50k_base, r50k_base, or \"\" for the simulator's word tokenizer")
 	return cmd

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -49,6 +50,12 @@ type Env struct {
 	// Stdout receives the lines vLLM prints (print()), Stderr the lines it
 	// logs (logger.info/warning); nil discards them.
 	Stdout, Stderr io.Writer
+	// PyGlobal, when not nil, is Python's global random generator as vLLM
+	// leaves it before sampling (random.seed(seed) at start). A kind that
+	// reseeds and draws from it as vLLM does (prefix_repetition) leaves it
+	// as vLLM's sampling does, so that later draws from it (the LoRA
+	// modules' random assignment) match vLLM's; other kinds leave it alone.
+	PyGlobal *numpy.PyRandom
 	// Counts, when not nil, receives what a kind that filters its
 	// candidates counted (vbench dataset prints it); kinds that do not
 	// filter leave it alone.
@@ -101,10 +108,11 @@ type Kind struct {
 	// NeedsTokenizer refuses a run without a client tokenizer.
 	NeedsTokenizer bool
 	// PythonRandom says vLLM's class draws from (and reseeds) Python's
-	// global random module, whose stream vLLM's random LoRA assignment
-	// then continues. vbench's sources draw from generators of their own,
-	// so the pipeline refuses random LoRA assignment with such a kind
-	// rather than choose modules vLLM would not.
+	// global random module while this kind's Source draws from a
+	// generator of its own instead of Env.PyGlobal: vLLM's random LoRA
+	// assignment continues that global stream, so the pipeline refuses
+	// random LoRA assignment with such a kind rather than choose modules
+	// vLLM would not. A kind that draws from Env.PyGlobal leaves it unset.
 	PythonRandom bool
 }
 

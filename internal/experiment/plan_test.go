@@ -219,7 +219,7 @@ sweep: axes: "load.request_rate": ["inf", 2.5]`, []string{"bench-request_rate=in
 // run scrapes, in table order.
 const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, spec_decode_num_drafts, ` +
 	`spec_decode_draft_tokens, spec_decode_accepted_tokens, diffusion_committed_throughput, diffusion_steps_per_canvas, ` +
-	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, `
+	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, prefix_cache_hit_rate, `
 
 // steadyKeys are the steady-state metrics a closed-loop run (planBase)
 // can gate on.

@@ -33,7 +33,8 @@ const (
 	// SourceClient is the client's per-request records: every run has it.
 	SourceClient Source = 1 << iota
 	// SourceServer is the server's Prometheus /metrics, scraped before and
-	// after the timed phase (speculative and diffusion decoding today).
+	// after the timed phase (speculative and diffusion decoding, the
+	// prefix-cache hit rate).
 	SourceServer
 	// SourceHealth is the client's own health during the run (send lag,
 	// CPU, GC), in the result's "vbench"."client_health" object.
@@ -182,6 +183,8 @@ const (
 	KeyDiffusionDenoisingSteps      = "diffusion_denoising_steps"
 	KeyDiffusionCanvasPositions     = "diffusion_canvas_positions"
 
+	KeyPrefixCacheHitRate = "prefix_cache_hit_rate"
+
 	KeyClientSendLagP50  = "client_send_lag_p50_ms"
 	KeyClientSendLagP99  = "client_send_lag_p99_ms"
 	KeyClientSendLagMax  = "client_send_lag_max_ms"
@@ -240,6 +243,11 @@ var defs = []Def{
 	{Key: KeyDiffusionCommittedTokens, Title: "Committed tokens:", Unit: "tokens", Int: true, Source: SourceServer},
 	{Key: KeyDiffusionDenoisingSteps, Title: "Denoising steps:", Unit: "steps", Int: true, Source: SourceServer},
 	{Key: KeyDiffusionCanvasPositions, Title: "Canvas positions evaluated:", Unit: "positions", Int: true, Source: SourceServer},
+
+	// The server's prefix-cache hit rate over the run, from vLLM's
+	// vllm:prefix_cache_queries and _hits counters (vLLM's client does
+	// not report it), in the "vbench" object's "prefix_cache".
+	{Key: KeyPrefixCacheHitRate, Path: []string{"vbench", "prefix_cache", "hit_rate"}, Short: "prefix cache hit %", Unit: "%", Better: BetterHigher, Source: SourceServer},
 
 	{Key: KeyClientSendLagP50, Path: healthPath("send_lag_ms", "p50"), Short: "send lag p50 (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
 	{Key: KeyClientSendLagP99, Path: healthPath("send_lag_ms", "p99"), Short: "send lag P99 (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},

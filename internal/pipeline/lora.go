@@ -28,12 +28,13 @@ func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.PyRandom) {
 	}
 }
 
-// pyGlobalRandom is Python's global random generator when vLLM assigns
-// the LoRA modules: random.seed(seed) at start, and nothing drawn since,
-// which holds for the random dataset (it draws from its own PCG64). A
-// dataset kind that draws from the global generator (vLLM's sharegpt,
-// custom and prefix_repetition reseed it and draw from it) must hand over its
-// generator here for the choices to match vLLM's.
+// pyGlobalRandom is Python's global random generator as vLLM starts:
+// random.seed(seed). The run hands it to the dataset (dataset.Env.PyGlobal)
+// and then to the LoRA assignment, so that the choices follow what the
+// dataset drew from it, as vLLM's do: prefix_repetition reseeds and
+// shuffles with it; the random dataset draws from its own PCG64. (vLLM's
+// sharegpt and custom also reseed it and draw from it; they still use a
+// generator of their own here.)
 func pyGlobalRandom(seed int64) *numpy.PyRandom {
 	return numpy.NewPyRandom(seed)
 }

@@ -32,6 +32,9 @@ type vbenchInfo struct {
 	// metrics, JSON null without one, and no key when
 	// metrics.steady_state is off (see steadyJSON).
 	SteadyState any `json:"steady_state,omitempty"`
+	// PrefixCache is the server's prefix-cache hit rate over the run (see
+	// prefixCacheJSON); no key when the server reports none.
+	PrefixCache any `json:"prefix_cache,omitempty"`
 	// Interrupted marks a run cancelled before it finished, so --resume
 	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -118,7 +121,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		return consoleErr
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
-		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState),
+		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState), PrefixCache: prefixCacheJSON(out.PrefixCache),
 		Interrupted: out.Interrupted, NotSent: out.NotSent}
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the

@@ -10,6 +10,8 @@ import (
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/run"
@@ -44,6 +46,10 @@ type Outcome struct {
 	// before and after the timed phase (nil when the server reports none).
 	SpecDecode *report.SpecDecodeStats
 	Diffusion  *report.DiffusionStats
+	// PrefixCache is the server's prefix-cache hit rate over the timed
+	// phase, from vLLM's prefix-cache counters (nil when the server has
+	// none, or no prompt token was looked up).
+	PrefixCache *promscrape.PrefixCacheStats
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
 	experiment any
@@ -139,7 +145,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		ignoreEOS = true // vLLM forces it for random data
 	}
 
-	reqs, err := buildDataset(ctx, sc, tok, tgt, env)
+	pyGlobal := pyGlobalRandom(sc.Seed)
+	reqs, err := buildDataset(ctx, sc, tok, tgt, env, pyGlobal)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +186,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	// The ready check and the warmups send request 0 with the run's model
 	// (vLLM's test input), whatever LoRA module request 0 gets.
 	first := reqs[0]
-	assignLoRA(reqs, sc.Target, pyGlobalRandom(sc.Seed))
+	assignLoRA(reqs, sc.Target, pyGlobal)
 	prepared, err := client.Prepare(reqs, true)
 	if err != nil {
 		return nil, err
@@ -284,7 +291,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
@@ -324,7 +331,7 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // buildDataset generates the scenario's dataset through its registry
 // entry, which may align the prompts with the server's tokenizer as vLLM
 // does.
-func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env) ([]dataset.Request, error) {
+func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom) ([]dataset.Request, error) {
 	obs := env.observer()
 	return dataset.Build(ctx, sc.Dataset, dataset.Env{
 		Tokenizer:  tok,
@@ -332,6 +339,7 @@ func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Toke
 		Backend:    sc.Target.Backend,
 		NumPrompts: sc.Load.NumPrompts,
 		IDPrefix:   requestIDPrefix(sc),
+		PyGlobal:   pyGlobal,
 		Server: func() (dataset.ServerTokenizer, error) {
 			api, err := tgt.ep.serverAPI(tgt.modelID, env)
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // serverScrape reads the server's /metrics before and after the timed
 // phase, as vLLM does for its speculative- and diffusion-decoding
-// statistics: with the benchmark's TLS settings and none of its headers.
+// statistics (and vbench for the prefix-cache hit rate): with the benchmark's TLS settings and none of its headers.
 // Neither scrape is on the request path, and a server without /metrics
 // only leaves the statistics out.
 type serverScrape struct {
@@ -64,6 +64,7 @@ func (s *serverScrape) finish(ctx context.Context, duration float64, out *Outcom
 			PerPositionAcceptanceRates: st.PerPosition,
 		}
 	}
+	out.PrefixCache = promscrape.PrefixCache(s.before, after)
 	if st := promscrape.Diffusion(s.before, after, duration); st != nil {
 		out.Diffusion = &report.DiffusionStats{
 			CommittedThroughput: st.CommittedThroughput, StepsPerCanvas: st.StepsPerCanvas, CommittedPerStep: st.CommittedPerStep,

@@ -110,6 +110,12 @@ var implemented = map[string]string{
 	"dataset.sharegpt.output_len":             "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.enable_multimodal_chat": "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
 
+	"dataset.prefix_repetition.prefix_len":      "shared prefixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.suffix_len":      "per-request suffixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.num_prefixes":    "prompts per prefix; dataset/prefixrep_test.go (golden remainder_seed42), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.output_len":      "max tokens; testdata/script/dataset_prefix_repetition.txtar (total generated tokens)",
+	"dataset.prefix_repetition.disable_shuffle": "grouped by prefix; dataset/prefixrep_test.go (golden no_shuffle)",
+
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
 	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
@@ -163,7 +169,7 @@ var implemented = map[string]string{
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
 	"random_mm", "random_rerank",
-	"custom_image", "custom_audio", "prefix_repetition", "hf",
+	"custom_image", "custom_audio", "hf",
 	"speed_bench", "timed_trace",
 }
 

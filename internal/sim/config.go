@@ -64,6 +64,15 @@ type Config struct {
 	// root), and a request may name one as its model (vllm serve
 	// --lora-modules).
 	LoRAModules []string
+	// PrefixCacheBlocks is the capacity, in blocks of PrefixBlockSize
+	// tokens, of the simulated prefix cache: a least-recently-used cache
+	// of the blocks of recent prompts, keyed by chained block hashes, that
+	// /metrics reports as vLLM's vllm:prefix_cache_queries and
+	// vllm:prefix_cache_hits counters, with vllm:kv_cache_usage_perc (the
+	// blocks running requests hold over this capacity). 0 turns it off
+	// (no such families). Timing is unchanged: a hit costs the same
+	// prefill.
+	PrefixCacheBlocks int
 	// NoProfiler makes /start_profile and /stop_profile answer 404, as
 	// vLLM does when it runs without a profiler configured.
 	NoProfiler bool
@@ -72,7 +81,8 @@ type Config struct {
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
 // ITL 10ms, no jitter or prefill cost, 128 output tokens by default, model
 // "vbench-sim" with a 131072-token context, seed 0, the built-in tokenizer and
-// no injected failures.
+// no injected failures, and a prefix cache of DefaultPrefixCacheBlocks
+// blocks.
 func DefaultConfig() Config {
 	return Config{
 		TTFT:             50 * time.Millisecond,
@@ -80,6 +90,8 @@ func DefaultConfig() Config {
 		DefaultOutputLen: 128,
 		Model:            "vbench-sim",
 		MaxModelLen:      131072,
+
+		PrefixCacheBlocks: DefaultPrefixCacheBlocks,
 	}
 }
 
@@ -114,6 +126,9 @@ func (c Config) validate() error {
 		if name == "" || name == c.Model || slices.Contains(c.LoRAModules[:i], name) {
 			errs = append(errs, fmt.Errorf("LoRA module names must be non-empty and differ from each other and from the model, got %q", name))
 		}
+	}
+	if c.PrefixCacheBlocks < 0 || c.PrefixCacheBlocks > 1<<30 {
+		errs = append(errs, fmt.Errorf("prefix cache blocks must be in [0, 2^30], got %d", c.PrefixCacheBlocks))
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))

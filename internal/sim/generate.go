@@ -129,6 +129,12 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		g.model, g.modelJSON = s.cfg.LoRAModules[lora], s.loraJSON[lora]
 	}
 	defer g.finishRaw() // after running is decremented
+	blocks := 0
+	for i := range choices {
+		blocks += kvBlocks(choices[i].prompt + choices[i].n)
+	}
+	m.prefix.hold(blocks)
+	defer m.prefix.hold(-blocks)
 	m.running.Add(1)
 	defer m.running.Add(-1)
 	if req.Stream {
@@ -318,6 +324,7 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, chat boo
 	}
 	c.sched = newScheduler(s.cfg, p, c.key)
 	c.due = c.sched.next()
+	s.metrics.prefix.lookup(ids)
 	return nil
 }
 

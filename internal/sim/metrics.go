@@ -149,7 +149,8 @@ type metrics struct {
 	firstLateSq, nextLateSq atomicFloat // sums of squared lateness, s²
 	itlSq                   atomicFloat // sum of squared written ITLs, s²
 
-	spec *specCounters // nil without Config.SpecDecodeTokens
+	spec   *specCounters // nil without Config.SpecDecodeTokens
+	prefix *prefixCache  // nil without Config.PrefixCacheBlocks
 }
 
 // atomicFloat is a float64 sum safe for concurrent adds.
@@ -226,6 +227,9 @@ type Stats struct {
 	// Spec are the speculative-decoding counters, summed over the engines
 	// (zero without Config.SpecDecodeTokens).
 	Spec SpecStats
+	// PrefixCache are the prefix-cache counters (zero without
+	// Config.PrefixCacheBlocks).
+	PrefixCache PrefixCacheStats
 }
 
 // Stats returns a snapshot of the server's counters and write lateness.
@@ -245,6 +249,7 @@ func (s *Server) Stats() Stats {
 		LatenessP99:      m.lateness.quantile(0.99),
 		LatenessMax:      time.Duration(m.lateness.maxNS.Load()),
 		Spec:             m.spec.stats(),
+		PrefixCache:      m.prefix.stats(),
 	}
 	if st.Events > 0 {
 		st.LatenessMean = time.Duration(m.lateness.sumNS.Load() / st.Events)
@@ -287,6 +292,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	sample("vllm:num_requests_running", labels, strconv.FormatInt(m.running.Load(), 10)+".0")
 	header("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.")
 	sample("vllm:num_requests_waiting", labels, "0.0") // the simulator never queues
+
+	m.prefix.write(&b, labels)
 
 	header("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.")
 	sample("vllm:prompt_tokens_total", labels, u(m.promptTokens.Load()))

@@ -77,6 +77,7 @@ func New(cfg Config) (*Server, error) {
 		metrics:   newMetrics(),
 	}
 	s.metrics.spec = newSpecCounters(cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance, s.started)
+	s.metrics.prefix = newPrefixCache(cfg.PrefixCacheBlocks, s.started)
 	s.idle = sync.NewCond(&s.mu)
 	s.lora = make([]atomic.Int64, len(cfg.LoRAModules))
 	for _, name := range cfg.LoRAModules {
