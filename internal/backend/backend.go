@@ -103,22 +103,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 6 * time.Hour
 	}
-	h := http.Header{}
 	// vLLM's chat function sets it; for completions aiohttp adds it for a JSON body.
-	h.Set("Content-Type", "application/json")
-	// Both HTTP paths send the same product token (a --header may override it).
-	h.Set("User-Agent", "vbench/"+version.Version)
-	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
-	keys := make([]string, 0, len(cfg.Headers))
-	for k := range cfg.Headers {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		h.Set(k, cfg.Headers[k])
-	}
+	h := requestHeader(http.Header{"Content-Type": {"application/json"}}, cfg.APIKey, cfg.Headers)
 	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h,
 		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody}}
 	if u, err := url.Parse(cfg.URL); err == nil {
@@ -384,4 +370,24 @@ func requestError(err error) string {
 		return "request cancelled: " + err.Error()
 	}
 	return err.Error()
+}
+
+// requestHeader adds to h what every request vbench makes carries: its
+// product token (both HTTP paths send the same; a header may override it),
+// the API key as a bearer token when set, then the user's headers in
+// sorted order.
+func requestHeader(h http.Header, apiKey string, headers map[string]string) http.Header {
+	h.Set("User-Agent", "vbench/"+version.Version)
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
+	keys := make([]string, 0, len(headers))
+	for k := range headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h.Set(k, headers[k])
+	}
+	return h
 }

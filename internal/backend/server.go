@@ -9,12 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/vbench/vbench/internal/version"
 )
 
 // DefaultServerTimeout bounds one call of a ServerAPI when
@@ -102,19 +99,7 @@ func NewServerAPIWith(base string, o ServerOptions) (*ServerAPI, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultServerTimeout
 	}
-	h := http.Header{}
-	h.Set("User-Agent", "vbench/"+version.Version)
-	if o.APIKey != "" {
-		h.Set("Authorization", "Bearer "+o.APIKey)
-	}
-	keys := make([]string, 0, len(o.Headers))
-	for k := range o.Headers {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		h.Set(k, o.Headers[k])
-	}
+	h := requestHeader(http.Header{}, o.APIKey, o.Headers)
 	return &ServerAPI{base: strings.TrimSuffix(base, "/"), model: o.Model, header: h, timeout: o.Timeout,
 		http: &http.Client{Transport: tr, Timeout: o.Timeout}, dialect: new(atomic.Int32)}, nil
 }
