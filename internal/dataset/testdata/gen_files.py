@@ -173,4 +173,5 @@ def main():
     sys.stdout.write("\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -9,8 +9,8 @@ CustomDataset.sample and maybe_oversample_requests it inherits
 (vllm/benchmarks/datasets/datasets.py at 003cf0297cf6), with serve's call
 (get_samples): no random_seed (the default, 0), no skip_chat_template and
 no chat_template_kwargs. It uses CPython's own random module, pandas' own
-read_json, and a tokenizer whose counts are trivial: WS below (the WS of
-gen_files.py), which the Go tests implement identically (wsTokenizer).
+read_json, and a tokenizer whose counts are trivial: the WS of
+gen_files.py, which the Go tests implement identically (wsTokenizer).
 Given the same tokenizer, vLLM's classes make the same calls in the same
 order, so the prompts, lengths, ids and order below are vLLM's.
 
@@ -24,9 +24,13 @@ import io
 import json
 import random
 import sys
-from dataclasses import dataclass, replace
+import os
+from dataclasses import replace
 
 import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_files import WS, Req  # noqa: E402  (the same whitespace tokenizer and chat template)
 
 FIXTURE = """\
 {"question_id": 81, "category": "writing", "turns": ["Compose an engaging travel blog post about a recent trip to Hawaii.", "Rewrite your previous response."]}
@@ -40,37 +44,6 @@ FIXTURE = """\
 {"question_id": 501, "category": "rag", "turns": ["Using the passage, answer: when was the bridge completed?"]}
 {"question_id": 103, "category": "math", "turns": ["Is 91 a prime number?"]}
 """
-
-
-class Encoding:
-    def __init__(self, ids):
-        self.input_ids = ids
-
-
-class WS:
-    """gen_files.py's whitespace tokenizer and chat template."""
-
-    def __call__(self, text):
-        return Encoding([1] + [2] * len(text.split()))
-
-    def apply_chat_template(self, messages, add_generation_prompt=False, tokenize=False, **kwargs):
-        assert not tokenize
-        out = ""
-        for m in messages:
-            out += "<|" + m["role"] + "|>\n" + m["content"] + "\n"
-        if add_generation_prompt:
-            out += "<|assistant|>\n"
-            if kwargs.get("enable_thinking") is False:
-                out += "<think></think>\n"
-        return out
-
-
-@dataclass
-class Req:
-    prompt: str
-    prompt_len: int
-    expected_output_len: int
-    request_id: str
 
 
 def spec_bench(n, output_len, category=None, disable_shuffle=False, no_oversample=False, prefix=""):
