@@ -47,6 +47,8 @@ func TestDialect(t *testing.T) {
 		{"python int", []string{"--num-prompts", " 1_000 "}, []string{"--num-prompts", "1000"}, Options{}},
 		{"python float", []string{"--request-rate", "1e1", "--burstiness", "Infinity"}, []string{"--request-rate", "10", "--burstiness", "inf"}, Options{}},
 		{"request rate inf", []string{"--request-rate", "INF"}, nil, Options{}},
+		{"probe rate", []string{"--probe-request-rate", "2e1"}, []string{"--probe-request-rate", "20"}, Options{}},
+		{"negative probe rate is off", []string{"--probe-request-rate", "-1"}, nil, Options{}},
 		{"value with space", []string{"--label", "-x y"}, []string{"--label=-x y"}, Options{}},
 		{"dotted", []string{"--extra-body.temperature", "0", "--extra-body.top_k=5"}, []string{"--extra-body", `{"temperature": 0, "top_k": 5}`}, Options{}},
 		{"dotted keeps sub-key underscores", []string{"--extra_body.max_tokens", "3"}, []string{"--extra-body", `{"max_tokens": 3}`}, Options{}},
@@ -119,6 +121,7 @@ func TestWarnings(t *testing.T) {
 		{[]string{"--num-prompts", "3", "--num-prom", "5"}, "--num-prompts was given 2 times: the last one wins"},
 		{[]string{"--extra-body.a", "1", "--extra-body.a", "2"}, "duplicate key --extra-body.a: the last value wins"},
 		{[]string{"--ramp-up-end-rps", "4"}, "--ramp-up-end-rps has no effect without --ramp-up-strategy"},
+		{[]string{"--probe-request-rate", "-0.5"}, "--probe-request-rate is negative: no probe requests are sent (as in vllm bench serve)"},
 	} {
 		cmd, err := ParseCommand(tc.args, Options{})
 		if err != nil {
@@ -212,6 +215,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--config", "a.yaml"}, "--no-self-timed: not supported yet", true},
 		{[]string{"--max-concurrency", "0"}, "--max-concurrency 0: must be greater than 0", false},
 		{[]string{"--seed", "-1"}, "--seed -1: must be between 0 and 4294967295", false},
+		{[]string{"--probe-request-rate", "inf"}, "--probe-request-rate inf: must be a finite number", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"}, "--ramp-up-strategy linear: needs both --ramp-up-start-rps and --ramp-up-end-rps", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "2", "--request-rate", "5"}, "--request-rate 5: must not be set with --ramp-up-strategy", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "1"}, "--ramp-up-start-rps: must not exceed --ramp-up-end-rps (got 5 > 1)", false},

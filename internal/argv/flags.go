@@ -84,6 +84,7 @@ type namespace struct {
 
 	numPrompts              int64
 	requestRate, burstiness float64
+	probeRate               float64
 	maxConcurrency          *int64
 	rampUpStrategy          string
 	rampUpStart, rampUpEnd  *int64
@@ -264,6 +265,9 @@ var flags = []*flagDef{
 		help: "requests per second; inf sends them all at once", set: setFloat(func(n *namespace) *float64 { return &n.requestRate })},
 	{name: "--burstiness", arity: arityOne, metavar: "FLOAT", def: "1.0", paths: []string{"load.burstiness"},
 		help: "gamma shape of the arrival gaps (1 = Poisson)", set: setFloat(func(n *namespace) *float64 { return &n.burstiness })},
+	{name: "--probe-request-rate", arity: arityOne, metavar: "FLOAT", def: "0.0", paths: []string{"load.probe_request_rate"},
+		help: "send one-token probes one at a time beside the run, pausing 1/rate after each; 0 is off",
+		set:  setFloat(func(n *namespace) *float64 { return &n.probeRate })},
 	{name: "--max-concurrency", arity: arityOne, metavar: "INT", def: "None", paths: []string{"load.max_concurrency"},
 		help: "most requests in flight (default: no limit)", set: setIntPtr(func(n *namespace) **int64 { return &n.maxConcurrency })},
 	{name: "--ramp-up-strategy", arity: arityOne, metavar: "STR", def: "None", choices: []string{"linear", "exponential"},

@@ -111,8 +111,6 @@ func formattable(s *scenario.Scenario) error {
 		return dsErr
 	case slices.ContainsFunc(t.LoraModules, func(m string) bool { return m == "" || strings.HasPrefix(m, "-") }):
 		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
-	case s.Load.ProbeRequestRate != 0:
-		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
 	case o.PlotTimeline:
 		return unsupportedFlag("output.plot_timeline", "--plot-timeline")
 	case o.PlotDatasetStats:
@@ -213,6 +211,8 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return intp(l.MaxConcurrency), nil
 	case "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps":
 		return rampUp(l.RampUp, name)
+	case "--probe-request-rate":
+		return one(formatFloat(l.ProbeRequestRate)), nil
 	case "--num-warmups":
 		return one(strconv.Itoa(l.NumWarmups)), nil
 	case "--ready-check-timeout-sec":

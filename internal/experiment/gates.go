@@ -28,8 +28,7 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 		Goodput:        len(sc.Metrics.Goodput) > 0,
 		MaxConcurrency: sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0,
 		FiniteRate:     !sc.Load.RequestRate.IsInf(),
-		// vbench sends no probe requests yet.
-		Probes: false,
+		Probes:         sc.Load.ProbeRequestRate > 0,
 		SteadyState: sc.Metrics.SteadyStateOn() && sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0 &&
 			sc.Load.RequestRate.IsInf() && sc.Load.RampUp == nil,
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
@@ -137,7 +136,7 @@ var needTexts = []struct {
 	{metrics.NeedsGoodput, "metrics.goodput"},
 	{metrics.NeedsMaxConcurrency, "load.max_concurrency"},
 	{metrics.NeedsFiniteRate, "a finite load.request_rate"},
-	{metrics.NeedsProbes, "probe requests, which vbench does not send yet"},
+	{metrics.NeedsProbes, "probe requests (a positive load.probe_request_rate)"},
 	{metrics.NeedsGeneration, "a generation backend"},
 	{metrics.NeedsPooling, "a pooling backend"},
 	{metrics.NeedsSteadyState, "a closed-loop run (load.max_concurrency set, request rate inf, no ramp-up) with metrics.steady_state on"},

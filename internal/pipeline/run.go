@@ -50,6 +50,9 @@ type Outcome struct {
 	// phase, from vLLM's prefix-cache counters (nil when the server has
 	// none, or no prompt token was looked up).
 	PrefixCache *promscrape.PrefixCacheStats
+	// Probe summarises the probe requests (load.probe_request_rate; nil
+	// without, or when none succeeded).
+	Probe *metrics.ProbeSummary
 	// ServerSamples are the server's load gauges read every
 	// metrics.scrape_interval during the timed phase, in time order (nil
 	// when sampling is off or the server exposes none).
@@ -104,8 +107,10 @@ type preparedRun struct {
 	client   *backend.Client
 	prepared []backend.Prepared
 	probe    []backend.Prepared
-	offsets  []time.Duration
-	maxConc  int
+	// side is the payload of the probe requests (nil without).
+	side    *backend.Prepared
+	offsets []time.Duration
+	maxConc int
 	// closers release the stages (the client, the built-in simulator), in
 	// reverse order.
 	closers []func()
@@ -199,6 +204,9 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
+	if pr.side, err = prepareProbe(sc, client, first); err != nil {
+		return nil, err
+	}
 	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
 	if err != nil {
 		return nil, err
@@ -239,7 +247,8 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		return nil, err
 	}
 
-	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc}
+	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc,
+		ProbeRate: sc.Load.ProbeRequestRate}
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
@@ -261,7 +270,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		SteadyState:       steady,
 	})
 	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
+	if err := client.Preconnect(ctx, probeConns(firstWave(sc, len(prepared), maxConc), maxConc, pr.side != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.
@@ -273,7 +282,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
-	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks},
+	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.side)},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 			client.Send(ctx, &prepared[i], rec, now)
 		}))
@@ -292,7 +301,8 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load),
+		Probe: metrics.ComputeProbe(res.Probes)}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))

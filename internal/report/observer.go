@@ -66,6 +66,9 @@ type Traffic struct {
 	// Profile is the outcome of the call that started the server's
 	// profiler before the run (--profile).
 	Profile Profiler
+	// ProbeRate is the probe requests' rate (--probe-request-rate; 0:
+	// none).
+	ProbeRate float64
 }
 
 // Profiler is the outcome of a call of the server's profiler endpoints
@@ -157,6 +160,9 @@ func (c *Console) Traffic(t Traffic) {
 		fmt.Fprintf(w, "Maximum request concurrency: %d\n", t.MaxConcurrency)
 	} else {
 		fmt.Fprintln(w, "Maximum request concurrency: None")
+	}
+	if t.ProbeRate > 0 {
+		fmt.Fprintf(w, "Probe request rate: %s req/s\n", PyFloatRepr(t.ProbeRate))
 	}
 }
 

@@ -26,6 +26,12 @@ func TestConsoleObserver(t *testing.T) {
 		{"warmup", false, func(o RunObserver) { o.Warmup(3, false); o.Warmup(3, true) }, "Warming up with 3 requests...\nWarmup run completed.\n", ""},
 		{"traffic", false, func(o RunObserver) { o.Traffic(Traffic{RequestRate: math.Inf(1), Burstiness: 1}) },
 			"Starting main benchmark run...\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: None\n", ""},
+		{"traffic with probes", false, func(o RunObserver) { o.Traffic(Traffic{RequestRate: 10, Burstiness: 1, ProbeRate: 20}) },
+			"Starting main benchmark run...\nTraffic request rate: 10.0\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: None\nProbe request rate: 20.0 req/s\n", ""},
+		{"traffic with slow probes", false, func(o RunObserver) {
+			o.Traffic(Traffic{RequestRate: math.Inf(1), Burstiness: 1, MaxConcurrency: 2, ProbeRate: 1e-05})
+		},
+			"Starting main benchmark run...\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: 2\nProbe request rate: 1e-05 req/s\n", ""},
 		{"ramp-up", false, func(o RunObserver) {
 			o.Traffic(Traffic{RampUp: &RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 2.5}, RequestRate: math.Inf(1), Burstiness: 0.5, MaxConcurrency: 8})
 		}, "Starting main benchmark run...\nTraffic ramp-up strategy: linear.\nWill increase RPS from 1 to 2.5 RPS over the duration of the benchmark.\nBurstiness factor: 0.5 (Gamma distribution)\nMaximum request concurrency: 8\n", ""},

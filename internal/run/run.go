@@ -39,6 +39,9 @@ type Plan struct {
 	// Sinks receive each request's record as it completes, in order along
 	// the chain (see Sink).
 	Sinks []Sink
+	// Probe, when not nil, sends probe requests next to the run (see
+	// Probe); Duration includes stopping them, as vLLM's does.
+	Probe *Probe
 }
 
 // Sink receives each finished request's record as the run goes: the JSONL
@@ -73,7 +76,11 @@ type Result struct {
 	Records []*record.Record
 	// Planned is the number of requests the plan had.
 	Planned int
-	// Duration is from the run start until the last request finished.
+	// Probes are the probe requests' records, in send order (Plan.Probe;
+	// nil without). They are in neither Records nor the sinks.
+	Probes []*record.Record
+	// Duration is from the run start until the last request finished and
+	// the probes stopped.
 	Duration time.Duration
 	// Start is the wall-clock time the run started.
 	Start time.Time
@@ -137,6 +144,10 @@ func (r *Result) Health() Health { return ComputeHealth(r.Records, r.Load()) }
 // turn, record by record. Every record has reached every sink when Run
 // returns; Duration does not include the sinks' catching up.
 //
+// With Plan.Probe, a goroutine of its own sends the probes from the
+// start until the last request has finished, outside the concurrency
+// limit and the sinks; Run waits for it to stop before taking Duration.
+//
 // Cancelling ctx stops dispatch and cancels requests in flight; their
 // records say so, and Run still returns (and sinks) every record it has.
 func Run(ctx context.Context, plan Plan, sender Sender) *Result {
@@ -161,6 +172,10 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	sunk := make(chan struct{})
 	if finished != nil {
 		go drain(plan.Sinks, start, finished, sunk)
+	}
+	var probes *prober
+	if plan.Probe != nil {
+		probes = startProbe(ctx, plan.Probe, now)
 	}
 
 	// work sends rec, then the queued requests while there are any.
@@ -207,12 +222,16 @@ dispatch:
 		}
 	}
 	wg.Wait()
+	var probeRecs []*record.Record
+	if probes != nil {
+		probeRecs = probes.finish()
+	}
 	dur := now()
 	// The run's resource use ends with its last response: read it before
 	// the sinks catch up, so a backlog of records to write does not count
 	// as the run's CPU over the run's wall time.
 	res := &Result{
-		Records: recs[:released], Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
+		Records: recs[:released], Probes: probeRecs, Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
 		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs,
 	}
 	host1 := hostProbe.cpu()

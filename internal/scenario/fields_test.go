@@ -125,6 +125,7 @@ var implemented = map[string]string{
 	"load.ramp_up.end_rps":         "ramp-up; experiment/rampup_test.go",
 	"load.num_warmups":             "warmup requests before the run (experiment/run.go); no test yet",
 	"load.ready_check_timeout_sec": "ready check before the run (experiment/run.go); no test yet",
+	"load.probe_request_rate":      "probe requests next to the run; run/probe_test.go, pipeline/probe_test.go, testdata/script/probe_requests.txtar",
 
 	"sampling.temperature":        "payload; backend/backend_test.go, testdata/script/temperature_warning.txtar",
 	"sampling.top_p":              "payload; testdata/script/serve_dialect.txtar",
@@ -230,7 +231,6 @@ func TestUnimplementedRefused(t *testing.T) {
 		"target.lora_assignment":         {`"round-robin"`, `"random"`},
 		"target.profile":                 {`true`, `false`},
 		"dataset.random.batch_size":      {`4`, `1`},
-		"load.probe_request_rate":        {`2`, `0`},
 		"output.plot_timeline":           {`true`, `false`},
 		"output.timeline_itl_thresholds": {`[10, 20]`, `[25, 50.0]`},
 		"output.plot_dataset_stats":      {`true`, `false`},
