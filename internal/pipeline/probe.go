@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
@@ -57,4 +59,14 @@ func probeConns(wave, maxConc int, probes bool) int {
 		return wave + 1
 	}
 	return wave
+}
+
+// probeNote is vbench's diagnostic when probes were sent and none
+// succeeded: vLLM then prints no probe section and saves no probe keys,
+// which would otherwise pass unremarked ("" when there is nothing to say).
+func probeNote(recs []*record.Record, sum *metrics.ProbeSummary) string {
+	if len(recs) == 0 || sum != nil {
+		return ""
+	}
+	return fmt.Sprintf("warning: all %d probe requests failed, so there are no probe statistics (first error: %s)", len(recs), firstError(recs))
 }

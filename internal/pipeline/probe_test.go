@@ -182,3 +182,57 @@ func TestProbeConns(t *testing.T) {
 		}
 	}
 }
+
+// When every probe fails, vLLM shows no probe section and saves no probe
+// keys; vbench says why on stderr, and the run itself is unaffected.
+func TestRunProbesAllFailed(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.TTFT, cfg.ITL = 2*time.Millisecond, time.Millisecond
+	simSrv, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var p struct {
+			Prompt any `json:"prompt"`
+		}
+		if r.URL.Path == "/v1/completions" && json.Unmarshal(body, &p) == nil && p.Prompt == "Hi" {
+			http.Error(w, "no probes here", http.StatusServiceUnavailable)
+			return
+		}
+		simSrv.Handler().ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("probe.cue", []byte(`
+target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 24, output_len: 10}
+load: {num_prompts: 10, max_concurrency: 2, probe_request_rate: 100}
+output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
+`), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(string) string { return "" }, Now: time.Now})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if out.Summary.Completed != 10 || out.Summary.Failed != 0 || out.Probe != nil {
+		t.Errorf("completed %d, failed %d, probe summary %+v; want 10, 0, nil", out.Summary.Completed, out.Summary.Failed, out.Probe)
+	}
+	if strings.Contains(stdout.String(), "Probe Requests") {
+		t.Errorf("a probe section without a successful probe:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "probe requests failed, so there are no probe statistics (first error: ") ||
+		!strings.Contains(stderr.String(), "Service Unavailable") {
+		t.Errorf("stderr lacks the all-probes-failed warning:\n%s", stderr.String())
+	}
+	if keys := resultKeys(t, out.ResultPath); slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "probe_") }) {
+		t.Errorf("result keys %q hold probe keys", keys)
+	}
+}

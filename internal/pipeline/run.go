@@ -303,6 +303,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load),
 		Probe: metrics.ComputeProbe(res.Probes)}
+	if note := probeNote(res.Probes, out.Probe); note != "" {
+		obs.Diagnostic(note)
+	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))
