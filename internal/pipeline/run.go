@@ -107,10 +107,11 @@ type preparedRun struct {
 	client   *backend.Client
 	prepared []backend.Prepared
 	probe    []backend.Prepared
-	// side is the payload of the probe requests (nil without).
-	side    *backend.Prepared
-	offsets []time.Duration
-	maxConc int
+	offsets  []time.Duration
+	maxConc  int
+	// sideProbe is the payload of the probe requests
+	// (load.probe_request_rate; nil without).
+	sideProbe *backend.Prepared
 	// closers release the stages (the client, the built-in simulator), in
 	// reverse order.
 	closers []func()
@@ -204,7 +205,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
-	if pr.side, err = prepareProbe(sc, client, first); err != nil {
+	if pr.sideProbe, err = prepareProbe(sc, client, first); err != nil {
 		return nil, err
 	}
 	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
@@ -270,7 +271,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		SteadyState:       steady,
 	})
 	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, probeConns(firstWave(sc, len(prepared), maxConc), maxConc, pr.side != nil)); err != nil {
+	if err := client.Preconnect(ctx, probeConns(firstWave(sc, len(prepared), maxConc), maxConc, pr.sideProbe != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.
@@ -282,7 +283,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
-	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.side)},
+	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe)},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 			client.Send(ctx, &prepared[i], rec, now)
 		}))
