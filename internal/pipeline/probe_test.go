@@ -39,54 +39,36 @@ func TestRunProbesBesideClosedLoop(t *testing.T) {
 		}, "max_completion_tokens"},
 	} {
 		t.Run(tt.backend, func(t *testing.T) {
-			cfg := sim.DefaultConfig()
-			cfg.TTFT, cfg.ITL = 5*time.Millisecond, 2*time.Millisecond
-			simSrv, err := sim.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var (
 				mu     sync.Mutex
 				probes []map[string]any
 				ids    []string
 				main   int
 			)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == tt.endpoint {
-					body, _ := io.ReadAll(r.Body)
-					r.Body = io.NopCloser(bytes.NewReader(body))
-					var p map[string]any
-					if err := json.Unmarshal(body, &p); err != nil {
-						t.Errorf("payload %s: %v", body, err)
-					}
-					mu.Lock()
-					if p[tt.maxTokens] == 1.0 {
-						probes = append(probes, p)
-						ids = append(ids, r.Header.Get("x-request-id"))
-					} else {
-						main++
-					}
-					mu.Unlock()
+			srv := probeServer(t, func(_ http.ResponseWriter, r *http.Request, body []byte) bool {
+				var p map[string]any
+				if err := json.Unmarshal(body, &p); err != nil {
+					t.Errorf("payload %s: %v", body, err)
 				}
-				simSrv.Handler().ServeHTTP(w, r)
-			}))
-			defer srv.Close()
-			dir := t.TempDir()
-			sc, err := scenario.LoadBytes("probe.cue", []byte(`
+				mu.Lock()
+				defer mu.Unlock()
+				if p[tt.maxTokens] == 1.0 {
+					probes = append(probes, p)
+					ids = append(ids, r.Header.Get("x-request-id"))
+				} else {
+					main++
+				}
+				return false
+			})
+			out, stdout, _, err := runProbeScenario(t, `
 target: {base_url: "`+srv.URL+`", backend: "`+tt.backend+`", endpoint: "`+tt.endpoint+`", model: "vbench-sim"}
 tokenizer: name: "o200k_base"
 dataset: random: {input_len: 24, output_len: 20}
 load: {num_prompts: 40, max_concurrency: 2, probe_request_rate: 20}
-output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
-`), scenario.Options{})
+output: {save_result: true, result_filename: "r.json"}
+`)
 			if err != nil {
-				t.Fatal(err)
-			}
-			var stdout bytes.Buffer
-			out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: io.Discard,
-				Getenv: func(string) string { return "" }, Now: time.Now})
-			if err != nil {
-				t.Fatalf("%v\n%s", err, stdout.String())
+				t.Fatalf("%v\n%s", err, stdout)
 			}
 			s := out.Summary
 			if s.Completed != 40 || s.Failed != 0 || len(out.Records) != 40 || main != 40 {
@@ -119,7 +101,7 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 					t.Errorf("probe %d sent x-request-id %q, want none", i, ids[i])
 				}
 			}
-			console := stdout.String()
+			console := stdout
 			for _, line := range []string{"Probe request rate: 20.0 req/s\n", "------------------Probe Requests------------------\n",
 				"Probe requests completed:                " + ljust(strconv.Itoa(p.Completed), 10) + "\n"} {
 				if !strings.Contains(console, line) {
@@ -186,53 +168,78 @@ func TestProbeConns(t *testing.T) {
 // When every probe fails, vLLM shows no probe section and saves no probe
 // keys; vbench says why on stderr, and the run itself is unaffected.
 func TestRunProbesAllFailed(t *testing.T) {
+	srv := probeServer(t, func(w http.ResponseWriter, _ *http.Request, body []byte) bool {
+		var p struct {
+			Prompt any `json:"prompt"`
+		}
+		if json.Unmarshal(body, &p) == nil && p.Prompt == "Hi" {
+			http.Error(w, "no probes here", http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	})
+	out, stdout, stderr, err := runProbeScenario(t, `
+target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 24, output_len: 10}
+load: {num_prompts: 10, max_concurrency: 2, probe_request_rate: 100}
+output: {save_result: true, result_filename: "r.json"}
+`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if out.Summary.Completed != 10 || out.Summary.Failed != 0 || out.Probe != nil {
+		t.Errorf("completed %d, failed %d, probe summary %+v; want 10, 0, nil", out.Summary.Completed, out.Summary.Failed, out.Probe)
+	}
+	if strings.Contains(stdout, "Probe Requests") {
+		t.Errorf("a probe section without a successful probe:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "probe requests failed, so there are no probe statistics (first error: ") ||
+		!strings.Contains(stderr, "Service Unavailable") {
+		t.Errorf("stderr lacks the all-probes-failed warning:\n%s", stderr)
+	}
+	if keys := resultKeys(t, out.ResultPath); slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "probe_") }) {
+		t.Errorf("result keys %q hold probe keys", keys)
+	}
+}
+
+// probeServer serves the simulator (TTFT 5 ms, ITL 2 ms) behind a handler
+// that first shows hook each generation request and its body; hook
+// answers the request itself by returning true.
+func probeServer(t *testing.T, hook func(w http.ResponseWriter, r *http.Request, body []byte) bool) *httptest.Server {
+	t.Helper()
 	cfg := sim.DefaultConfig()
-	cfg.TTFT, cfg.ITL = 2*time.Millisecond, time.Millisecond
+	cfg.TTFT, cfg.ITL = 5*time.Millisecond, 2*time.Millisecond
 	simSrv, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var p struct {
-			Prompt any `json:"prompt"`
-		}
-		if r.URL.Path == "/v1/completions" && json.Unmarshal(body, &p) == nil && p.Prompt == "Hi" {
-			http.Error(w, "no probes here", http.StatusServiceUnavailable)
-			return
+		if strings.HasSuffix(r.URL.Path, "completions") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if hook(w, r, body) {
+				return
+			}
 		}
 		simSrv.Handler().ServeHTTP(w, r)
 	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	sc, err := scenario.LoadBytes("probe.cue", []byte(`
-target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
-tokenizer: name: "o200k_base"
-dataset: random: {input_len: 24, output_len: 10}
-load: {num_prompts: 10, max_concurrency: 2, probe_request_rate: 100}
-output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
-`), scenario.Options{})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// runProbeScenario runs the scenario src with its result in a temporary
+// directory, and returns its stdout and stderr.
+func runProbeScenario(t *testing.T, src string) (*Outcome, string, string, error) {
+	t.Helper()
+	sc, err := scenario.LoadBytes("probe.cue", []byte(src), scenario.Options{
+		Sets: []string{`output.result_dir="` + t.TempDir() + `"`},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(string) string { return "" }, Now: time.Now})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
-	if out.Summary.Completed != 10 || out.Summary.Failed != 0 || out.Probe != nil {
-		t.Errorf("completed %d, failed %d, probe summary %+v; want 10, 0, nil", out.Summary.Completed, out.Summary.Failed, out.Probe)
-	}
-	if strings.Contains(stdout.String(), "Probe Requests") {
-		t.Errorf("a probe section without a successful probe:\n%s", stdout.String())
-	}
-	if !strings.Contains(stderr.String(), "probe requests failed, so there are no probe statistics (first error: ") ||
-		!strings.Contains(stderr.String(), "Service Unavailable") {
-		t.Errorf("stderr lacks the all-probes-failed warning:\n%s", stderr.String())
-	}
-	if keys := resultKeys(t, out.ResultPath); slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "probe_") }) {
-		t.Errorf("result keys %q hold probe keys", keys)
-	}
+	return out, stdout.String(), stderr.String(), err
 }
