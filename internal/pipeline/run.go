@@ -182,6 +182,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		MaxConns:  maxConc,
 		Insecure:  sc.Target.Insecure,
 		CAFile:    sc.Target.CAFile,
+
+		TraceContext: sc.Metrics.TraceContext,
 	})
 	if err != nil {
 		return nil, err
