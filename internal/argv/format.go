@@ -117,6 +117,8 @@ func formattable(s *scenario.Scenario) error {
 		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
 	case !slices.Equal(o.TimelineITLThresholds, []float64{25, 50}):
 		return unsupportedFlag("output.timeline_itl_thresholds", "--timeline-itl-thresholds")
+	case s.Metrics.TraceContext:
+		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
 		return no(fmt.Sprintf("seed %d", s.Seed), "vllm bench serve takes seeds from 0 to 4294967295 (numpy's seed range)")
 	}

@@ -68,6 +68,9 @@ type Config struct {
 	CAFile string
 	// Timeout bounds one request (vLLM: 6 hours).
 	Timeout time.Duration
+	// TraceContext sends a W3C traceparent header, with a trace id of its
+	// own, on every request prepared with ids (see traceparent.go).
+	TraceContext bool
 }
 
 // Client sends prepared requests. It is safe for concurrent use.
@@ -167,28 +170,47 @@ func (c *Client) Close() {
 // Prepared is a request whose payload was built before the run.
 type Prepared struct {
 	body      []byte
-	header    http.Header // shared and read-only when id is empty
+	header    http.Header // shared and read-only when id and traceID are empty
 	id        string
+	traceID   string // the traceparent's trace id; "" when none is sent
+	trace     []byte // the rendered traceparent lines, one per attempt (nil: none)
 	promptLen int
 	outputLen int
 }
 
 // Prepare builds the payloads of reqs. Doing it before the clock starts
 // keeps JSON encoding off the hot path. withIDs controls whether the
-// x-request-id header is sent (warmups and ready checks send none).
+// x-request-id header and, with Config.TraceContext, the traceparent
+// header are sent (warmups and ready checks send neither).
 func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, error) {
 	out := make([]Prepared, len(reqs))
+	var tl traceLines
+	if withIDs && c.cfg.TraceContext {
+		var err error
+		if tl, err = newTraceLines(len(reqs), randomReader); err != nil {
+			return nil, err
+		}
+	}
 	for i := range reqs {
 		b, err := c.codec.Payload(&reqs[i], &c.opts)
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
-		out[i] = Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		p := Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
 		if withIDs && reqs[i].ID != "" {
-			out[i].id = reqs[i].ID
-			out[i].header = c.header.Clone()
-			out[i].header.Set("x-request-id", reqs[i].ID)
+			p.id = reqs[i].ID
+			p.header = c.header.Clone()
+			p.header.Set("x-request-id", reqs[i].ID)
 		}
+		if tl.buf != nil {
+			p.traceID = tl.traceID(i)
+			p.trace = tl.buf[i*traceAttempts*traceLineLen : (i+1)*traceAttempts*traceLineLen]
+			if p.id == "" {
+				p.header = c.header.Clone()
+			}
+			p.header[http.CanonicalHeaderKey(traceHeaderKey)] = []string{tl.value(i)}
+		}
+		out[i] = p
 	}
 	return out, nil
 }
@@ -203,6 +225,7 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 // (h1.go); everything else through net/http. Both fill rec the same way.
 func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	rec.RequestID = p.id
+	rec.TraceID = p.traceID
 	rec.PromptLen = p.promptLen
 	if c.kind.Stream {
 		rec.Chunks = make([]time.Duration, 0, p.outputLen+1)

@@ -309,7 +309,7 @@ func (c *Client) sendH1(ctx context.Context, p *Prepared, rec *record.Record, no
 		return
 	}
 	for retried := false; ; retried = true {
-		x := h1Exchange{h: h, cn: cn, deadline: deadline}
+		x := h1Exchange{h: h, cn: cn, deadline: deadline, retried: retried}
 		retry := x.run(ctx, c, p, rec, now, trace)
 		if !retry || retried {
 			return
@@ -374,6 +374,7 @@ type h1Exchange struct {
 	h        *h1Client
 	cn       *h1Conn
 	deadline time.Time
+	retried  bool // the request's second attempt (a stale connection's retry)
 	resp     h1Response
 }
 
@@ -472,6 +473,13 @@ func (x *h1Exchange) write(p *Prepared) error {
 		b = append(append(append(b, "X-Request-Id: "...), p.id...), "\r\n"...)
 	} else {
 		b = append(b, h.ownID...)
+	}
+	if len(p.trace) == traceAttempts*traceLineLen {
+		if x.retried {
+			b = append(b, p.trace[traceLineLen:]...)
+		} else {
+			b = append(b, p.trace[:traceLineLen]...)
+		}
 	}
 	b = append(b, "\r\n"...)
 	var err error

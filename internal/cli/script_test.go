@@ -59,6 +59,8 @@ func TestScripts(t *testing.T) {
 			"simprofile":   simprofile,
 			"simlora":      simlora,
 			"fakehub":      fakehub,
+			"traceproxy":   traceproxy,
+			"checktraces":  checktraces,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

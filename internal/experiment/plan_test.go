@@ -221,6 +221,10 @@ const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, 
 	`spec_decode_draft_tokens, spec_decode_accepted_tokens, diffusion_committed_throughput, diffusion_steps_per_canvas, ` +
 	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, prefix_cache_hit_rate, `
 
+// tokenKeys are the token-accounting metrics of a run with a client
+// tokenizer.
+const tokenKeys = `token_disagreeing_share, token_mean_abs_diff, token_no_server_usage, `
+
 // steadyKeys are the steady-state metrics a closed-loop run (planBase)
 // can gate on.
 const steadyKeys = `steady_state_duration, steady_state_request_throughput, steady_state_input_throughput, ` +
@@ -236,7 +240,7 @@ func TestExpandErrors(t *testing.T) {
 		{"gate on an unreported percentile", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p95_ttft_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: p95_ttft_ms needs 95 in metrics.metric_percentiles; metrics it can gate on: duration, completed, failed, ` +
 				`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
-				`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
+				`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
 				`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
 				`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
@@ -256,13 +260,13 @@ func TestExpandErrors(t *testing.T) {
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_including_client_queue_ms", max_increase: "5%"}]}`,
 			`mean_e2el_including_client_queue_ms needs a finite load.request_rate; metrics it can gate on: duration, completed, failed, total_input_tokens, ` +
 				`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
-				`max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
+				`max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
 				`client_cpu_fraction, client_gc_pause_ms, ` + steadyKeys + `mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
 		{"gate on a metric a variant drops", `metrics: percentile_metrics: ["ttft", "e2el"]
 compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: [{metric: "p99_e2el_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: p99_e2el_ms needs e2el in metrics.percentile_metrics (at variant b); metrics it can gate on: ` +
 				`duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput, output_throughput, ` +
-				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + `client_send_lag_p50_ms, ` +
+				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, ` +
 				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
 		{"gate on a percentile a sweep point drops", `sweep: axes: "metrics.metric_percentiles": [[99], [50]]

@@ -185,6 +185,10 @@ const (
 
 	KeyPrefixCacheHitRate = "prefix_cache_hit_rate"
 
+	KeyTokenDisagreeingShare = "token_disagreeing_share"
+	KeyTokenMeanAbsDiff      = "token_mean_abs_diff"
+	KeyTokenNoServerUsage    = "token_no_server_usage"
+
 	KeyClientSendLagP50  = "client_send_lag_p50_ms"
 	KeyClientSendLagP99  = "client_send_lag_p99_ms"
 	KeyClientSendLagMax  = "client_send_lag_max_ms"
@@ -249,6 +253,13 @@ var defs = []Def{
 	// not report it), in the "vbench" object's "prefix_cache".
 	{Key: KeyPrefixCacheHitRate, Path: []string{"vbench", "prefix_cache", "hit_rate"}, Short: "prefix cache hit %", Unit: "%", Better: BetterHigher, Source: SourceServer},
 
+	// The client tokenizer's output counts against the server's
+	// usage.completion_tokens (vLLM's client does not compare them), in
+	// the "vbench" object's "token_accounting" (see TokenAccounting).
+	{Key: KeyTokenDisagreeingShare, Path: tokenPath("disagreeing_share"), Short: "token mismatch %", Unit: "%", Better: BetterLower, Needs: NeedsTokenizer | NeedsGeneration},
+	{Key: KeyTokenMeanAbsDiff, Path: tokenPath("mean_abs_diff"), Short: "token mean |diff|", Unit: "tokens", Better: BetterLower, Needs: NeedsTokenizer | NeedsGeneration},
+	{Key: KeyTokenNoServerUsage, Path: tokenPath("no_server_usage"), Short: "no server usage", Unit: "requests", Better: BetterLower, Int: true, Needs: NeedsTokenizer | NeedsGeneration},
+
 	{Key: KeyClientSendLagP50, Path: healthPath("send_lag_ms", "p50"), Short: "send lag p50 (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
 	{Key: KeyClientSendLagP99, Path: healthPath("send_lag_ms", "p99"), Short: "send lag P99 (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
 	{Key: KeyClientSendLagMax, Path: healthPath("send_lag_ms", "max"), Short: "send lag max (ms)", Unit: "ms", Better: BetterLower, Source: SourceHealth},
@@ -271,6 +282,10 @@ var defs = []Def{
 }
 
 func healthPath(keys ...string) []string { return append([]string{"vbench", "client_health"}, keys...) }
+
+func tokenPath(keys ...string) []string {
+	return append([]string{"vbench", "token_accounting"}, keys...)
+}
 
 func steadyPath(keys ...string) []string { return append([]string{"vbench", "steady_state"}, keys...) }
 

@@ -134,6 +134,8 @@ func TestSetupProduces(t *testing.T) {
 		{"pooling has no output", with(func(s *Setup) { s.Generation = false }), "output_throughput", false},
 		{"pooling input rate", with(func(s *Setup) { s.Generation = false }), "input_sequence_throughput", true},
 		{"generation input rate", base, "input_sequence_throughput", false},
+		{"token accounting", base, "token_disagreeing_share", true},
+		{"token accounting without a tokenizer", with(func(s *Setup) { s.Tokenizer = false }), "token_disagreeing_share", false},
 	}
 	for _, tt := range tests {
 		if got := tt.setup.Produces(tt.key); got != tt.want {
@@ -142,6 +144,7 @@ func TestSetupProduces(t *testing.T) {
 	}
 	want := "duration completed failed total_input_tokens total_output_tokens request_throughput output_throughput " +
 		"total_token_throughput max_output_tokens_per_s max_concurrent_requests rtfx " +
+		"token_disagreeing_share token_mean_abs_diff token_no_server_usage " +
 		"client_send_lag_p50_ms client_send_lag_p99_ms client_send_lag_max_ms client_cpu_fraction client_gc_pause_ms " +
 		"mean_ttft_ms median_ttft_ms std_ttft_ms p99_ttft_ms mean_tpot_ms median_tpot_ms std_tpot_ms p99_tpot_ms " +
 		"mean_itl_ms median_itl_ms std_itl_ms p99_itl_ms"

@@ -57,6 +57,9 @@ type Outcome struct {
 	// metrics.scrape_interval during the timed phase, in time order (nil
 	// when sampling is off or the server exposes none).
 	ServerSamples []promscrape.ServerSample
+	// TokenAccounting compares the client tokenizer's output counts with
+	// the server's usage (nil without a tokenizer).
+	TokenAccounting *metrics.TokenAccounting
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
 	experiment any
@@ -188,6 +191,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		MaxConns:  maxConc,
 		Insecure:  sc.Target.Insecure,
 		CAFile:    sc.Target.CAFile,
+
+		TraceContext: sc.Metrics.TraceContext,
 	})
 	if err != nil {
 		return nil, err
@@ -261,11 +266,12 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	server.start(ctx)
 
 	steady := steadyOptions(sc, maxConc)
+	outputs := newOutputCounter(tok)
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
-		CountTokens:       countTokens(tok),
+		CountTokens:       outputs.countFunc(),
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 		SteadyState:       steady,
@@ -295,6 +301,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		}
 	}
 
+	// The client's output counts, after the run and before vLLM's rule
+	// (acc.Close) asks for some of them.
+	tokAcct := outputs.account(res.Records, obs.Diagnostic)
 	sum := acc.Close(res.Duration)
 	profileStop := report.ProfilerOff
 	if traffic.Profile != report.ProfilerOff {
@@ -303,13 +312,13 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load),
-		Probe: metrics.ComputeProbe(res.Probes)}
+		Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}

@@ -15,6 +15,11 @@ type Record struct {
 	Index int `json:"index"`
 	// RequestID is the x-request-id header value sent, or "" when none was sent.
 	RequestID string `json:"request_id,omitempty"`
+	// TraceID is the W3C trace id (32 lowercase hex digits) of the
+	// traceparent header sent with the request (metrics.trace_context), so
+	// the server's OpenTelemetry spans can be joined to the record; "" when
+	// none was sent.
+	TraceID string `json:"trace_id,omitempty"`
 
 	// Intended is the scheduled send time (the arrival offset).
 	Intended time.Duration `json:"intended_ns"`

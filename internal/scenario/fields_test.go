@@ -144,6 +144,7 @@ var implemented = map[string]string{
 	"metrics.goodput.tpot":       "goodput; metrics/metrics_test.go",
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
 	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
+	"metrics.trace_context":      "W3C traceparent per timed request, trace_id in the records; backend/traceparent_test.go, testdata/script/trace_context.txtar",
 
 	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
 	"output.save_detailed":   "per-request arrays; report/result_test.go",

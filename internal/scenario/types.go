@@ -496,6 +496,10 @@ type Metrics struct {
 	// true is left out of the canonical form, so the field does not change
 	// the hash of scenarios that leave it at its default.
 	SteadyState *bool `json:"steady_state,omitempty"`
+	// TraceContext sends a W3C traceparent header with every timed request
+	// and records its trace id (vbench only). false, the default, is left
+	// out of the canonical form, so it keeps existing scenario hashes.
+	TraceContext bool `json:"trace_context,omitempty"`
 }
 
 // SteadyStateOn reports whether the steady-state window is asked for

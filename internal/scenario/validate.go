@@ -36,6 +36,14 @@ func (s *Scenario) Validate() error {
 		add(fmt.Sprintf("invalid value %d (want 0 to 4294967295, as numpy's seed)", s.Seed), "seed")
 	}
 
+	if s.Metrics.TraceContext {
+		for k := range s.Target.Headers {
+			if strings.EqualFold(k, "traceparent") {
+				add("metrics.trace_context sends a traceparent of its own with every request: remove this header or set metrics.trace_context: false", "target", "headers", k)
+			}
+		}
+	}
+
 	l := s.Load
 	if l.MaxConcurrency != nil && *l.MaxConcurrency <= 0 {
 		add(fmt.Sprintf("invalid value %d (want > 0, or leave it out for no limit)", *l.MaxConcurrency), "load", "max_concurrency")

@@ -1,0 +1,80 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vbench/vbench/internal/record"
+)
+
+// words counts whitespace-separated words: the test's client tokenizer.
+func words(s string) int { return len(strings.Fields(s)) }
+
+func TestAccountTokens(t *testing.T) {
+	ok := func(text string, server int) *record.Record {
+		return &record.Record{Success: true, GeneratedText: text, OutputTokens: server}
+	}
+	failed := &record.Record{Success: false, GeneratedText: "a b c", OutputTokens: 3, Error: "Internal Server Error"}
+	notSent := &record.Record{NotSent: true, GeneratedText: "a b", OutputTokens: 9}
+	tests := []struct {
+		name      string
+		recs      []*record.Record
+		want      TokenAccounting
+		share     float64
+		mean      float64
+		undefined bool // nothing compared: no share, no mean
+	}{
+		{name: "agree", recs: []*record.Record{ok("a b c", 3), ok("d", 1)},
+			want: TokenAccounting{Compared: 2, ClientTokens: 4, ServerTokens: 4}},
+		{name: "disagree", recs: []*record.Record{ok("a b c", 5), ok("d", 1), ok("e f g h", 1), ok("i j", 2)},
+			want:  TokenAccounting{Compared: 4, Disagreeing: 2, ClientTokens: 10, ServerTokens: 9, SumAbsDiff: 5, MaxAbsDiff: 3},
+			share: 50, mean: 1.25},
+		{name: "missing usage", recs: []*record.Record{ok("a b", 0), ok("c d e", 3), ok("", 0)},
+			want: TokenAccounting{Compared: 1, ClientTokens: 3, ServerTokens: 3, NoServerUsage: 2}},
+		{name: "no usage at all", recs: []*record.Record{ok("a b", 0)},
+			want: TokenAccounting{NoServerUsage: 1}, undefined: true},
+		{name: "failed and not sent excluded", recs: []*record.Record{failed, ok("a", 2), notSent},
+			want:  TokenAccounting{Compared: 1, Disagreeing: 1, ClientTokens: 1, ServerTokens: 2, SumAbsDiff: 1, MaxAbsDiff: 1},
+			share: 100, mean: 1},
+		{name: "empty", want: TokenAccounting{}, undefined: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			counts := CountOutputs(tt.recs, words, 3)
+			got := AccountTokens(tt.recs, counts)
+			if got != tt.want {
+				t.Errorf("AccountTokens = %+v, want %+v", got, tt.want)
+			}
+			share, okS := got.DisagreeingShare()
+			mean, okM := got.MeanAbsDiff()
+			if okS == tt.undefined || okM == tt.undefined {
+				t.Errorf("share/mean defined %v/%v, want %v", okS, okM, !tt.undefined)
+			}
+			if share != tt.share || mean != tt.mean {
+				t.Errorf("share %v mean %v, want %v and %v", share, mean, tt.share, tt.mean)
+			}
+		})
+	}
+}
+
+func TestCountOutputs(t *testing.T) {
+	recs := make([]*record.Record, 100)
+	for i := range recs {
+		recs[i] = &record.Record{Index: i, Success: i%7 != 3, GeneratedText: strings.Repeat("w ", i)}
+	}
+	for _, workers := range []int{0, 1, 4, 1000} {
+		got := CountOutputs(recs, words, workers)
+		for i, n := range got {
+			want := i
+			if !recs[i].Success {
+				want = 0 // a failure is not counted
+			}
+			if n != want {
+				t.Fatalf("workers %d: count[%d] = %d, want %d", workers, i, n, want)
+			}
+		}
+	}
+	if got := CountOutputs(nil, words, 4); len(got) != 0 {
+		t.Errorf("no records: %v", got)
+	}
+}
