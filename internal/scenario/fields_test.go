@@ -144,6 +144,8 @@ var implemented = map[string]string{
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
 	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
 
+	"metrics.scrape_interval_sec": "server gauge sampling during the timed phase (pipeline/serversamples.go); pipeline/serversamples_test.go, testdata/script/server_samples.txtar",
+
 	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
 	"output.save_detailed":   "per-request arrays; report/result_test.go",
 	"output.append_result":   "append to the result file; testdata/script/serve_outputs.txtar",

@@ -496,6 +496,10 @@ type Metrics struct {
 	// true is left out of the canonical form, so the field does not change
 	// the hash of scenarios that leave it at its default.
 	SteadyState *bool `json:"steady_state,omitempty"`
+	// ScrapeIntervalSec is how often the server's load gauges are sampled
+	// during the timed phase, in seconds (0 = off); nil means the mode's
+	// default (see Scenario.ScrapeInterval).
+	ScrapeIntervalSec *float64 `json:"scrape_interval_sec,omitempty"`
 }
 
 // SteadyStateOn reports whether the steady-state window is asked for
