@@ -35,6 +35,9 @@ type vbenchInfo struct {
 	// PrefixCache is the server's prefix-cache hit rate over the run (see
 	// prefixCacheJSON); no key when the server reports none.
 	PrefixCache any `json:"prefix_cache,omitempty"`
+	// ServerTimeline is the server's load gauges sampled during the run
+	// (see serverTimelineJSON); no key when the run did not sample.
+	ServerTimeline any `json:"server_timeline,omitempty"`
 	// Interrupted marks a run cancelled before it finished, so --resume
 	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -123,6 +126,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState), PrefixCache: prefixCacheJSON(out.PrefixCache),
 		Interrupted: out.Interrupted, NotSent: out.NotSent}
+	info.ServerTimeline = serverTimelineJSON(sc.ScrapeInterval(env.Argv != nil), out.ServerSamples)
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the
 	// records' error returned after it.

@@ -249,6 +249,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	// starts.
 	server := newServerScrape(sc, tgt.base)
 	server.start(ctx)
+	sampler := newServerSampler(ctx, sc, tgt.base, env.Argv != nil, recFile)
 
 	steady := steadyOptions(sc, maxConc)
 	acc := metrics.NewAccumulator(metrics.Options{
@@ -273,10 +274,14 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
+	if sampler != nil { // after the records file, which writes its header first
+		sinks = append(sinks, sampler)
+	}
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 			client.Send(ctx, &prepared[i], rec, now)
 		}))
+	samples := sampler.stop()
 	progress.finish()
 	var recErr error
 	if recFile != nil {
@@ -293,9 +298,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load)}
+	out.ServerSamples = samples
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
