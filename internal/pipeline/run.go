@@ -51,8 +51,9 @@ type Outcome struct {
 	// none, or no prompt token was looked up).
 	PrefixCache *promscrape.PrefixCacheStats
 	// ServerSamples are the server's load gauges read every
-	// metrics.scrape_interval during the timed phase, in time order (nil
-	// when sampling is off or the server exposes none).
+	// metrics.scrape_interval_sec during the timed phase, in time order
+	// (nil when sampling is off or the server exposes none; see
+	// serverSampler).
 	ServerSamples []promscrape.ServerSample
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).

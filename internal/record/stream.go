@@ -12,7 +12,9 @@ import (
 )
 
 // Format is the value of a records file header's "format" member: it marks
-// the header line and versions the file layout.
+// the header line and versions the file layout: the header, then one line
+// per record, with the run's server samples ({"server_sample": …}, see
+// ServerSampleKey) on lines of their own among them.
 const Format = "vbench-records/1"
 
 // startLayout is RFC 3339 with all nine digits of the nanoseconds.
