@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"strconv"
 	"time"
 )
@@ -181,26 +180,16 @@ func SampleTimeout(interval time.Duration) time.Duration {
 // clock() when the response's headers arrived. Every failure wraps
 // ErrNotAvailable.
 func (s *Scraper) Gauges(ctx context.Context, clock func() time.Duration) (ServerSample, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	var g ServerSample
+	err := s.get(ctx, func(body io.Reader) (err error) {
+		at := clock()
+		g, err = ReadGauges(body)
+		g.At = at
+		return err
+	})
 	if err != nil {
-		return emptySample, fmt.Errorf("%w: %s: %w", ErrNotAvailable, s.url, err)
+		return emptySample, err
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return emptySample, fmt.Errorf("%w: %w", ErrNotAvailable, err)
-	}
-	at := clock()
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return emptySample, fmt.Errorf("%w: GET %s: %s", ErrNotAvailable, s.url, resp.Status)
-	}
-	g, err := ReadGauges(resp.Body)
-	if err != nil {
-		return emptySample, fmt.Errorf("%w: GET %s: %w", ErrNotAvailable, s.url, err)
-	}
-	g.At = at
 	return g, nil
 }
 

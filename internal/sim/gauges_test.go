@@ -42,18 +42,7 @@ func TestLoadGaugesFollowRequests(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	metrics := func() string {
-		resp, err := http.Get(s.URL() + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	metrics := func() string { return call(t, s, "GET", "/metrics", "").body.String() }
 	text := metrics()
 	for _, want := range []string{
 		`vllm:num_requests_running{engine="0",model_name="sim-model"} 1.0` + "\n",
