@@ -58,8 +58,10 @@ func Format(s *scenario.Scenario) ([]string, error) {
 // Dropped lists the fields of s that Format leaves out because vllm bench
 // serve has no flag for them and they do not change the benchmark: the
 // name, output.records false (vbench serve writes records only with
-// --vbench-extras), and output.overwrite true (vbench serve's --overwrite
-// is vbench's, and vllm bench serve always replaces a result).
+// --vbench-extras), output.overwrite true (vbench serve's --overwrite
+// is vbench's, and vllm bench serve always replaces a result), and
+// metrics.scrape_interval_sec (vbench's --scrape-interval: vllm bench
+// serve samples no server gauges).
 func Dropped(s *scenario.Scenario) []string {
 	var out []string
 	if s.Name != "" {
@@ -70,6 +72,9 @@ func Dropped(s *scenario.Scenario) []string {
 	}
 	if s.Output.Overwrite {
 		out = append(out, "output.overwrite true")
+	}
+	if p := s.Metrics.ScrapeIntervalSec; p != nil {
+		out = append(out, "metrics.scrape_interval_sec "+formatFloat(*p))
 	}
 	return out
 }

@@ -341,6 +341,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 		sources[ds.outputLenPath] = "--output-len"
 	}
 
+	sc.Metrics.ScrapeIntervalSec = n.scrapeInterval // vbench's --scrape-interval
 	data, err := json.Marshal(sc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: encode scenario: %w", err)

@@ -107,5 +107,8 @@ func reportRecords(ctx context.Context, p Process, path string) error {
 	}); err != nil {
 		return failErr(err)
 	}
+	if _, err := fmt.Fprint(p.Stdout, experiment.ServerSamplesLine(f.ServerSamples)); err != nil {
+		return failErr(err)
+	}
 	return nil
 }

@@ -21,7 +21,7 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 		// before and after the timed phase, as vLLM does: the speculative-
 		// and diffusion-decoding metrics are there when the server
 		// exposes their counters.
-		Sources: metrics.SourceClient | metrics.SourceServer | metrics.SourceHealth,
+		Sources: metrics.SourceClient | metrics.SourceServer | metrics.SourceHealth | serverSamples(sc),
 		// Check refuses every backend but the generation ones.
 		Generation:     true,
 		Tokenizer:      !sc.Tokenizer.SkipInit,
@@ -34,6 +34,16 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 	}
+}
+
+// serverSamples is metrics.SourceServerSamples when a run of sc samples
+// the server's gauges (metrics.scrape_interval_sec; experiments run as
+// vbench run does).
+func serverSamples(sc *scenario.Scenario) metrics.Source {
+	if sc.ScrapeInterval(false) > 0 {
+		return metrics.SourceServerSamples
+	}
+	return 0
 }
 
 // gateError is the error of Expand for gates on metrics the runs will not

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vbench/vbench/internal/pipeline"
+	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -40,6 +41,12 @@ type Folded = pipeline.Folded
 // Fold rebuilds a run's summary from its records file alone (pipeline.Fold).
 func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
 	return pipeline.Fold(ctx, path, env)
+}
+
+// ServerSamplesLine is the line about a run's sampled server gauges
+// printed after its result block (pipeline.ServerSamplesLine).
+func ServerSamplesLine(samples []promscrape.ServerSample) string {
+	return pipeline.ServerSamplesLine(samples)
 }
 
 // ErrOutput is wrapped by the errors of the output checks made before a

@@ -219,7 +219,13 @@ sweep: axes: "load.request_rate": ["inf", 2.5]`, []string{"bench-request_rate=in
 // run scrapes, in table order.
 const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, spec_decode_num_drafts, ` +
 	`spec_decode_draft_tokens, spec_decode_accepted_tokens, diffusion_committed_throughput, diffusion_steps_per_canvas, ` +
-	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, prefix_cache_hit_rate, `
+	`diffusion_committed_per_step, diffusion_committed_tokens, diffusion_denoising_steps, diffusion_canvas_positions, prefix_cache_hit_rate, ` +
+	sampledKeys
+
+// sampledKeys are the gateable summaries of the server's gauges, which a
+// run samples by default (metrics.scrape_interval_sec).
+const sampledKeys = `server_kv_cache_usage_max, server_kv_cache_usage_mean, server_running_max, server_running_mean, ` +
+	`server_waiting_max, server_waiting_mean, `
 
 // tokenKeys are the token-accounting metrics of a run with a client
 // tokenizer.
@@ -269,6 +275,9 @@ compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: 
 				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, ` +
 				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
+		{"gate on a server gauge without sampling", `metrics: scrape_interval_sec: 0
+compare: {variants: {a: {}, b: {}}, gates: [{metric: "server_waiting_max", max_increase: "5%"}]}`,
+			`compare.gates[0].metric: server_waiting_max comes from the server /metrics samples (metrics.scrape_interval_sec), which this scenario does not read`},
 		{"gate on a percentile a sweep point drops", `sweep: axes: "metrics.metric_percentiles": [[99], [50]]
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}]}`,
 			`p99_ttft_ms needs 99 in metrics.metric_percentiles (at sweep point`},
@@ -284,7 +293,8 @@ compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase
 	ok := planBase + `metrics: {percentile_metrics: ["ttft", "e2el"], metric_percentiles: [50, 99.9]}
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99.9_e2el_ms", max_increase: "5%"}, {metric: "p50_ttft_ms", max_increase: "1%"},
 	{metric: "output_throughput", max_decrease: "3%"}, {metric: "std_ttft_ms", max_increase: "50%"},
-	{metric: "total_input_tokens", max_decrease: "1%"}, {metric: "client_send_lag_p99_ms", max_increase: "50%"}]}`
+	{metric: "total_input_tokens", max_decrease: "1%"}, {metric: "client_send_lag_p99_ms", max_increase: "50%"},
+	{metric: "server_waiting_max", max_increase: "50%"}]}`
 	if _, err := Expand(loadScenario(t, ok)); err != nil {
 		t.Errorf("valid gates refused: %v", err)
 	}

@@ -39,6 +39,10 @@ const (
 	// SourceHealth is the client's own health during the run (send lag,
 	// CPU, GC), in the result's "vbench"."client_health" object.
 	SourceHealth
+	// SourceServerSamples is the server's load gauges sampled every
+	// metrics.scrape_interval_sec during the timed phase, in the result's
+	// "vbench"."server_timeline" object.
+	SourceServerSamples
 )
 
 // String names the sources in s, e.g. "client records, client health".
@@ -47,7 +51,8 @@ func (s Source) String() string {
 	for _, n := range []struct {
 		bit  Source
 		name string
-	}{{SourceClient, "client records"}, {SourceServer, "server /metrics"}, {SourceHealth, "client health"}} {
+	}{{SourceClient, "client records"}, {SourceServer, "server /metrics"}, {SourceHealth, "client health"},
+		{SourceServerSamples, "server /metrics samples (metrics.scrape_interval_sec)"}} {
 		if s&n.bit != 0 {
 			names = append(names, n.name)
 		}
@@ -185,9 +190,15 @@ const (
 
 	KeyPrefixCacheHitRate = "prefix_cache_hit_rate"
 
-	KeyTokenDisagreeingShare = "token_disagreeing_share"
-	KeyTokenMeanAbsDiff      = "token_mean_abs_diff"
-	KeyTokenNoServerUsage    = "token_no_server_usage"
+	KeyTokenDisagreeingShare  = "token_disagreeing_share"
+	KeyTokenMeanAbsDiff       = "token_mean_abs_diff"
+	KeyTokenNoServerUsage     = "token_no_server_usage"
+	KeyServerKVCacheUsageMax  = "server_kv_cache_usage_max"
+	KeyServerKVCacheUsageMean = "server_kv_cache_usage_mean"
+	KeyServerRunningMax       = "server_running_max"
+	KeyServerRunningMean      = "server_running_mean"
+	KeyServerWaitingMax       = "server_waiting_max"
+	KeyServerWaitingMean      = "server_waiting_mean"
 
 	KeyClientSendLagP50  = "client_send_lag_p50_ms"
 	KeyClientSendLagP99  = "client_send_lag_p99_ms"
@@ -253,6 +264,15 @@ var defs = []Def{
 	// not report it), in the "vbench" object's "prefix_cache".
 	{Key: KeyPrefixCacheHitRate, Path: []string{"vbench", "prefix_cache", "hit_rate"}, Short: "prefix cache hit %", Unit: "%", Better: BetterHigher, Source: SourceServer},
 
+	// The server's load gauges sampled during the run (vLLM's
+	// vllm:kv_cache_usage_perc, a fraction, and its running and waiting
+	// requests), in the "vbench" object's "server_timeline".
+	{Key: KeyServerKVCacheUsageMax, Path: timelinePath("kv_cache_usage", "max"), Short: "server KV cache max", Source: SourceServerSamples},
+	{Key: KeyServerKVCacheUsageMean, Path: timelinePath("kv_cache_usage", "mean"), Short: "server KV cache mean", Source: SourceServerSamples},
+	{Key: KeyServerRunningMax, Path: timelinePath("running", "max"), Short: "server running max", Unit: "requests", Source: SourceServerSamples},
+	{Key: KeyServerRunningMean, Path: timelinePath("running", "mean"), Short: "server running mean", Unit: "requests", Source: SourceServerSamples},
+	{Key: KeyServerWaitingMax, Path: timelinePath("waiting", "max"), Short: "server waiting max", Unit: "requests", Better: BetterLower, Source: SourceServerSamples},
+	{Key: KeyServerWaitingMean, Path: timelinePath("waiting", "mean"), Short: "server waiting mean", Unit: "requests", Better: BetterLower, Source: SourceServerSamples},
 	// The client tokenizer's output counts against the server's
 	// usage.completion_tokens (vLLM's client does not compare them), in
 	// the "vbench" object's "token_accounting" (see TokenAccounting).
@@ -285,6 +305,10 @@ func healthPath(keys ...string) []string { return append([]string{"vbench", "cli
 
 func tokenPath(keys ...string) []string {
 	return append([]string{"vbench", "token_accounting"}, keys...)
+}
+
+func timelinePath(keys ...string) []string {
+	return append([]string{"vbench", "server_timeline"}, keys...)
 }
 
 func steadyPath(keys ...string) []string { return append([]string{"vbench", "steady_state"}, keys...) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/scenario"
 )
@@ -28,6 +29,9 @@ type Folded struct {
 	// Truncated reports that the file's last line was cut short and was
 	// left out.
 	Truncated bool
+	// ServerSamples are the server gauges the run sampled, from the file's
+	// server-sample lines, in time order.
+	ServerSamples []promscrape.ServerSample
 }
 
 // FoldRecords rebuilds a run's summary from its records file at path: the
@@ -123,5 +127,6 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 	sum := acc.Close(dur)
 	recs := slices.Clone(f.Records)
 	slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
-	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated}
+	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated,
+		ServerSamples: decodeServerSamples(f.ServerSamples)}
 }

@@ -54,8 +54,9 @@ type Outcome struct {
 	// without, or when none succeeded).
 	Probe *metrics.ProbeSummary
 	// ServerSamples are the server's load gauges read every
-	// metrics.scrape_interval during the timed phase, in time order (nil
-	// when sampling is off or the server exposes none).
+	// metrics.scrape_interval_sec during the timed phase, in time order
+	// (nil when sampling is off or the server exposes none; see
+	// serverSampler).
 	ServerSamples []promscrape.ServerSample
 	// TokenAccounting compares the client tokenizer's output counts with
 	// the server's usage (nil without a tokenizer).
@@ -264,6 +265,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	// starts.
 	server := newServerScrape(sc, tgt.base)
 	server.start(ctx)
+	sampler := newServerSampler(ctx, sc, tgt.base, env.Argv != nil, recFile)
 
 	steady := steadyOptions(sc, maxConc)
 	outputs := newOutputCounter(tok)
@@ -289,10 +291,14 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
+	if sampler != nil { // after the records file, which writes its header first
+		sinks = append(sinks, sampler)
+	}
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe)},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
 			client.Send(ctx, &prepared[i], rec, now)
 		}))
+	samples := sampler.stop()
 	progress.finish()
 	var recErr error
 	if recFile != nil {
@@ -312,13 +318,13 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load),
-		Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct}
+		Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -49,23 +50,33 @@ func (s *Scraper) URL() string { return s.url }
 
 // Scrape reads /metrics once. Every failure wraps ErrNotAvailable.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
+	var snap *Snapshot
+	err := s.get(ctx, func(body io.Reader) (err error) {
+		snap, err = Parse(body)
+		return err
+	})
+	return snap, err
+}
+
+// get GETs /metrics within the timeout and hands a 200 response's body to
+// read. Every failure, read's included, wraps ErrNotAvailable.
+func (s *Scraper) get(ctx context.Context, read func(body io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotAvailable, s.url, err)
+		return fmt.Errorf("%w: %s: %w", ErrNotAvailable, s.url, err)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotAvailable, err)
+		return fmt.Errorf("%w: %w", ErrNotAvailable, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: GET %s: %s", ErrNotAvailable, s.url, resp.Status)
+		return fmt.Errorf("%w: GET %s: %s", ErrNotAvailable, s.url, resp.Status)
 	}
-	snap, err := Parse(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%w: GET %s: %w", ErrNotAvailable, s.url, err)
+	if err := read(resp.Body); err != nil {
+		return fmt.Errorf("%w: GET %s: %w", ErrNotAvailable, s.url, err)
 	}
-	return snap, nil
+	return nil
 }

@@ -84,8 +84,9 @@ func (jw *JSONLWriter) Count() int {
 }
 
 // ReadJSONL reads records written by WriteJSONL, JSONLWriter or FileSink.
-// A header line (see Header) first in the file is skipped. Blank lines are
-// skipped; every other line must hold exactly one JSON object. Unknown
+// A header line (see Header) first in the file is skipped, and so are the
+// server-sample lines (see FileSink.ServerSample; ReadFile returns them).
+// Blank lines are skipped; every other line must hold exactly one JSON object. Unknown
 // fields are ignored, so files from newer versions still read. Errors name
 // the line.
 func ReadJSONL(r io.Reader) ([]*Record, error) {
@@ -112,6 +113,8 @@ func readJSONL(r io.Reader, lenient bool) (*File, error) {
 					return f, fmt.Errorf("read records: line %d: a header line after the first line", line)
 				}
 				f.Header = h
+			} else if smp, ok := isServerSample(t); ok {
+				f.ServerSamples = append(f.ServerSamples, smp)
 			} else {
 				rec, perr := parseRecordLine(t)
 				if perr != nil {

@@ -7,11 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Format is the value of a records file header's "format" member: it marks
-// the header line and versions the file layout.
+// the header line and versions the file layout: the header, then one line
+// per record, with the run's server samples ({"server_sample": …}, see
+// ServerSampleKey) on lines of their own among them.
 const Format = "vbench-records/1"
 
 // startLayout is RFC 3339 with all nine digits of the nanoseconds.
@@ -58,13 +61,15 @@ func (h *Header) StartTime() time.Time {
 }
 
 // FileSink streams a run's records to a JSONL file as they complete: the
-// header line when the run starts, then one line per record. Each line
-// goes to the file with a single write as soon as its record arrives, so
-// when the process is killed the file holds the header and every record
-// sunk before, each on a whole line. Use it as one of the run's sinks (it
-// implements run.Sink and run.Starter); its methods are called one at a
-// time.
+// header line when the run starts, then one line per record, and between
+// them the server samples the run takes (ServerSample). Each line goes to
+// the file with a single write as soon as its record arrives, so when the
+// process is killed the file holds the header and every record sunk
+// before, each on a whole line. Use it as one of the run's sinks (it
+// implements run.Sink and run.Starter); its methods are safe for
+// concurrent use.
 type FileSink struct {
+	mu     sync.Mutex
 	f      *os.File
 	path   string
 	header Header
@@ -108,6 +113,8 @@ func (s *FileSink) Path() string { return s.path }
 
 // Start writes the header line with the run's wall-clock start.
 func (s *FileSink) Start(start time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.header.SetStart(start)
 	s.writeLine(&s.header, "header")
 }
@@ -115,9 +122,30 @@ func (s *FileSink) Start(start time.Time) {
 // Record writes rec as one line. After a failed write the sink drops the
 // records that follow; Close reports the error.
 func (s *FileSink) Record(rec *Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.writeLine(rec, "record") {
 		s.n++
 	}
+}
+
+// ServerSampleKey is the one member of a records-file line that holds a
+// sample of the server's load gauges instead of a record:
+// {"server_sample": {"at_ns": …, "kv_cache_usage": …, "running": …,
+// "waiting": …}} (promscrape.ServerSample).
+const ServerSampleKey = "server_sample"
+
+// ServerSample writes v, a sample of the server's gauges, as one
+// {"server_sample": v} line; it may be called while records are sunk.
+func (s *FileSink) ServerSample(v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeLine(serverSampleLine{v}, "server sample")
+}
+
+// serverSampleLine is the line ServerSample writes.
+type serverSampleLine struct {
+	Sample any `json:"server_sample"`
 }
 
 func (s *FileSink) writeLine(v any, what string) bool {
@@ -137,11 +165,17 @@ func (s *FileSink) writeLine(v any, what string) bool {
 }
 
 // Count is the number of records written.
-func (s *FileSink) Count() int { return s.n }
+func (s *FileSink) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
 
 // Close syncs and closes the file and returns the first error of any
 // write.
 func (s *FileSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	err := s.err
 	if serr := s.f.Sync(); err == nil && serr != nil {
 		err = fmt.Errorf("sync %s: %w", s.path, serr)
@@ -160,6 +194,10 @@ type File struct {
 	// Records are the records, in file order (completion order for a
 	// streamed file).
 	Records []*Record
+	// ServerSamples are the values of the file's server-sample lines
+	// (FileSink.ServerSample), in file order, as JSON objects: this package
+	// does not know their type (promscrape.ServerSample decodes them).
+	ServerSamples []json.RawMessage
 	// Truncated reports that the last line was cut short (the writer was
 	// killed while writing it) and was left out.
 	Truncated bool
@@ -179,6 +217,21 @@ func ReadFile(path string) (*File, error) {
 		return rf, fmt.Errorf("%s: %w", path, err)
 	}
 	return rf, nil
+}
+
+// isServerSample returns the sample of a server-sample line; false for
+// any other line (a record that merely mentions the key is a record).
+func isServerSample(line []byte) (json.RawMessage, bool) {
+	if !bytes.Contains(line, []byte(`"`+ServerSampleKey+`"`)) {
+		return nil, false
+	}
+	var l struct {
+		Sample json.RawMessage `json:"server_sample"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil || len(l.Sample) == 0 || l.Sample[0] != '{' {
+		return nil, false
+	}
+	return l.Sample, true
 }
 
 // isHeader reports whether a JSON object line is a records file header.

@@ -500,6 +500,10 @@ type Metrics struct {
 	// and records its trace id (vbench only). false, the default, is left
 	// out of the canonical form, so it keeps existing scenario hashes.
 	TraceContext bool `json:"trace_context,omitempty"`
+	// ScrapeIntervalSec is how often the server's load gauges are sampled
+	// during the timed phase, in seconds (0 = off); nil means the mode's
+	// default (see Scenario.ScrapeInterval).
+	ScrapeIntervalSec *float64 `json:"scrape_interval_sec,omitempty"`
 }
 
 // SteadyStateOn reports whether the steady-state window is asked for
