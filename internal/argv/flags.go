@@ -342,7 +342,7 @@ var flags = []*flagDef{
 	{name: "--overwrite", arity: arityZero, def: "False", vbenchOnly: true, paths: []string{"output.overwrite"},
 		help: "vbench only: replace an existing --result-filename (vbench otherwise refuses it, and gives a computed name that exists a -2 suffix)",
 		set:  func(n *namespace, _ []string) error { n.overwrite = true; return nil }},
-	{name: "--scrape-interval", arity: arityOne, metavar: "SECONDS", def: "None", vbenchOnly: true, paths: []string{"metrics.scrape_interval_sec"},
+	{name: "--scrape-interval", arity: arityOne, metavar: "SECONDS", def: "None", vbenchOnly: true, paths: []string{"metrics.scrape_interval"},
 		help: "vbench only: sample the server's KV-cache usage and running and waiting requests from /metrics every SECONDS during the run, into the records and the \"vbench\" object (0 = off; default: off, every 1 s with --plot-timeline)",
 		set:  setFloatPtr(func(n *namespace) **float64 { return &n.scrapeInterval })},
 	{name: "--vbench-extras", arity: arityZero, def: "False", vbenchOnly: true,

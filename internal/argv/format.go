@@ -60,7 +60,7 @@ func Format(s *scenario.Scenario) ([]string, error) {
 // name, output.records false (vbench serve writes records only with
 // --vbench-extras), output.overwrite true (vbench serve's --overwrite
 // is vbench's, and vllm bench serve always replaces a result), and
-// metrics.scrape_interval_sec (vbench's --scrape-interval: vllm bench
+// metrics.scrape_interval (vbench's --scrape-interval: vllm bench
 // serve samples no server gauges).
 func Dropped(s *scenario.Scenario) []string {
 	var out []string
@@ -74,7 +74,7 @@ func Dropped(s *scenario.Scenario) []string {
 		out = append(out, "output.overwrite true")
 	}
 	if p := s.Metrics.ScrapeIntervalSec; p != nil {
-		out = append(out, "metrics.scrape_interval_sec "+formatFloat(*p))
+		out = append(out, "metrics.scrape_interval "+formatFloat(*p))
 	}
 	return out
 }

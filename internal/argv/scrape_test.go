@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// vbench serve's --scrape-interval sets metrics.scrape_interval_sec;
+// vbench serve's --scrape-interval sets metrics.scrape_interval;
 // vllm bench serve has no such flag, so Format leaves it out and Dropped
 // names it. Without it the field stays unset: vbench serve then samples
 // only with --plot-timeline (Scenario.ScrapeInterval).
@@ -16,7 +16,7 @@ func TestScrapeIntervalFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := s.Metrics.ScrapeIntervalSec; p == nil || *p != 0.25 {
-		t.Fatalf("metrics.scrape_interval_sec = %v", p)
+		t.Fatalf("metrics.scrape_interval = %v", p)
 	}
 	if got := s.ScrapeInterval(true).String(); got != "250ms" {
 		t.Errorf("ScrapeInterval = %s", got)
@@ -28,7 +28,7 @@ func TestScrapeIntervalFlag(t *testing.T) {
 	if !slices.Equal(args, []string{"--save-result"}) {
 		t.Errorf("Format = %q, want only --save-result", args)
 	}
-	if d := Dropped(s); !slices.Contains(d, "metrics.scrape_interval_sec 0.25") {
+	if d := Dropped(s); !slices.Contains(d, "metrics.scrape_interval 0.25") {
 		t.Errorf("Dropped = %q", d)
 	}
 	def, err := Parse(nil, Options{})

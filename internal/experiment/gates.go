@@ -37,7 +37,7 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 }
 
 // serverSamples is metrics.SourceServerSamples when a run of sc samples
-// the server's gauges (metrics.scrape_interval_sec; experiments run as
+// the server's gauges (metrics.scrape_interval; experiments run as
 // vbench run does).
 func serverSamples(sc *scenario.Scenario) metrics.Source {
 	if sc.ScrapeInterval(false) > 0 {

@@ -223,7 +223,7 @@ const serverKeys = `spec_decode_acceptance_rate, spec_decode_acceptance_length, 
 	sampledKeys
 
 // sampledKeys are the gateable summaries of the server's gauges, which a
-// run samples by default (metrics.scrape_interval_sec).
+// run samples by default (metrics.scrape_interval).
 const sampledKeys = `server_kv_cache_usage_max, server_kv_cache_usage_mean, server_running_max, server_running_mean, ` +
 	`server_waiting_max, server_waiting_mean, `
 
@@ -275,9 +275,9 @@ compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: 
 				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, ` +
 				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
-		{"gate on a server gauge without sampling", `metrics: scrape_interval_sec: 0
+		{"gate on a server gauge without sampling", `metrics: scrape_interval: 0
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "server_waiting_max", max_increase: "5%"}]}`,
-			`compare.gates[0].metric: server_waiting_max comes from the server /metrics samples (metrics.scrape_interval_sec), which this scenario does not read`},
+			`compare.gates[0].metric: server_waiting_max comes from the server /metrics samples (metrics.scrape_interval), which this scenario does not read`},
 		{"gate on a percentile a sweep point drops", `sweep: axes: "metrics.metric_percentiles": [[99], [50]]
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}]}`,
 			`p99_ttft_ms needs 99 in metrics.metric_percentiles (at sweep point`},

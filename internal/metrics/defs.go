@@ -40,7 +40,7 @@ const (
 	// CPU, GC), in the result's "vbench"."client_health" object.
 	SourceHealth
 	// SourceServerSamples is the server's load gauges sampled every
-	// metrics.scrape_interval_sec during the timed phase, in the result's
+	// metrics.scrape_interval during the timed phase, in the result's
 	// "vbench"."server_timeline" object.
 	SourceServerSamples
 )
@@ -52,7 +52,7 @@ func (s Source) String() string {
 		bit  Source
 		name string
 	}{{SourceClient, "client records"}, {SourceServer, "server /metrics"}, {SourceHealth, "client health"},
-		{SourceServerSamples, "server /metrics samples (metrics.scrape_interval_sec)"}} {
+		{SourceServerSamples, "server /metrics samples (metrics.scrape_interval)"}} {
 		if s&n.bit != 0 {
 			names = append(names, n.name)
 		}

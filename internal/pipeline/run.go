@@ -54,7 +54,7 @@ type Outcome struct {
 	// without, or when none succeeded).
 	Probe *metrics.ProbeSummary
 	// ServerSamples are the server's load gauges read every
-	// metrics.scrape_interval_sec during the timed phase, in time order
+	// metrics.scrape_interval during the timed phase, in time order
 	// (nil when sampling is off or the server exposes none; see
 	// serverSampler).
 	ServerSamples []promscrape.ServerSample

@@ -16,7 +16,7 @@ import (
 )
 
 // serverSampler samples the server's load gauges (KV-cache usage, running
-// and waiting requests) every metrics.scrape_interval_sec during the timed
+// and waiting requests) every metrics.scrape_interval during the timed
 // phase, on a goroutine of its own: it is one of the run's sinks only to
 // learn the run's start (run.Starter, called on the sinks' goroutine, so
 // it never delays a send) and ignores the records. Each scrape has the

@@ -162,7 +162,7 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`", di
 
 func TestRunSamplesServerGauges(t *testing.T) {
 	g := newGaugeServer(t, true)
-	out := runAgainst(t, g, "metrics: scrape_interval_sec: 0.2\n", nil, false)
+	out := runAgainst(t, g, "metrics: scrape_interval: 0.2\n", nil, false)
 	if len(out.ServerSamples) == 0 {
 		t.Fatal("no samples")
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // ServerSample is one reading of the server's load gauges, taken every
-// metrics.scrape_interval_sec during the timed phase: vLLM's KV-cache
+// metrics.scrape_interval during the timed phase: vLLM's KV-cache
 // usage and its running and waiting request counts. Running and Waiting
 // are summed over the server's label sets (engines, models); KVCacheUsage
 // is their mean, so that it stays a fraction of the whole KV cache when

@@ -146,7 +146,7 @@ var implemented = map[string]string{
 	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
 	"metrics.trace_context":      "W3C traceparent per timed request, trace_id in the records; backend/traceparent_test.go, testdata/script/trace_context.txtar",
 
-	"metrics.scrape_interval_sec": "server gauge sampling during the timed phase (pipeline/serversamples.go); pipeline/serversamples_test.go, testdata/script/server_samples.txtar",
+	"metrics.scrape_interval": "server gauge sampling during the timed phase (pipeline/serversamples.go); pipeline/serversamples_test.go, testdata/script/server_samples.txtar",
 
 	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
 	"output.save_detailed":   "per-request arrays; report/result_test.go",

@@ -15,10 +15,10 @@ func TestScrapeInterval(t *testing.T) {
 		{"", false, false, time.Second},
 		{"", false, true, 0},
 		{"", true, true, time.Second},
-		{"metrics: scrape_interval_sec: 0.25\n", false, false, 250 * time.Millisecond},
-		{"metrics: scrape_interval_sec: 0.1\n", false, true, 100 * time.Millisecond},
-		{"metrics: scrape_interval_sec: 0\n", false, false, 0},
-		{"metrics: scrape_interval_sec: 0\n", true, true, 0},
+		{"metrics: scrape_interval: 0.25\n", false, false, 250 * time.Millisecond},
+		{"metrics: scrape_interval: 0.1\n", false, true, 100 * time.Millisecond},
+		{"metrics: scrape_interval: 0\n", false, false, 0},
+		{"metrics: scrape_interval: 0\n", true, true, 0},
 	}
 	for _, tt := range tests {
 		s, err := LoadBytes("s.cue", []byte(tt.src), Options{})
@@ -39,7 +39,7 @@ func TestScrapeInterval(t *testing.T) {
 	if def.Metrics.ScrapeIntervalSec != nil || def.Hash() == set.Hash() {
 		t.Errorf("default %v; hashes %s, %s", def.Metrics.ScrapeIntervalSec, def.Hash(), set.Hash())
 	}
-	for _, src := range []string{"metrics: scrape_interval_sec: 0.005\n", "metrics: scrape_interval_sec: -1\n", "metrics: scrape_interval_sec: \"1s\"\n"} {
+	for _, src := range []string{"metrics: scrape_interval: 0.005\n", "metrics: scrape_interval: -1\n", "metrics: scrape_interval: \"1s\"\n"} {
 		if _, err := LoadBytes("s.cue", []byte(src), Options{}); err == nil {
 			t.Errorf("%q accepted", src)
 		}

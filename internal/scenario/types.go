@@ -503,7 +503,7 @@ type Metrics struct {
 	// ScrapeIntervalSec is how often the server's load gauges are sampled
 	// during the timed phase, in seconds (0 = off); nil means the mode's
 	// default (see Scenario.ScrapeInterval).
-	ScrapeIntervalSec *float64 `json:"scrape_interval_sec,omitempty"`
+	ScrapeIntervalSec *float64 `json:"scrape_interval,omitempty"`
 }
 
 // SteadyStateOn reports whether the steady-state window is asked for
