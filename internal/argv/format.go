@@ -113,12 +113,8 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
 	case s.Load.ProbeRequestRate != 0:
 		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
-	case o.PlotTimeline:
-		return unsupportedFlag("output.plot_timeline", "--plot-timeline")
 	case o.PlotDatasetStats:
 		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
-	case !slices.Equal(o.TimelineITLThresholds, []float64{25, 50}):
-		return unsupportedFlag("output.timeline_itl_thresholds", "--timeline-itl-thresholds")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
 		return no(fmt.Sprintf("seed %d", s.Seed), "vllm bench serve takes seeds from 0 to 4294967295 (numpy's seed range)")
 	}
@@ -277,6 +273,14 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return pairs("output.metadata", o.Metadata)
 	case "--disable-tqdm":
 		return boolean(o.DisableTqdm), nil
+	case "--plot-timeline":
+		return boolean(o.PlotTimeline), nil
+	case "--timeline-itl-thresholds":
+		ts := make([]string, len(o.TimelineITLThresholds))
+		for i, v := range o.TimelineITLThresholds {
+			ts[i] = formatFloat(v)
+		}
+		return one(strings.Join(ts, ",")), nil
 	}
 	return nil, fmt.Errorf("internal error: flag %s has no formatter", name)
 }
