@@ -44,7 +44,7 @@ func chromiumPath(t *testing.T) string {
 // and returns its stdout and stderr. Chromium gets no network to talk to
 // (the page has no URL; the background-networking flags keep the browser's
 // own calls home off) and a fresh profile.
-func browse(t *testing.T, path string, flags ...string) (stdout, stderr string) {
+func browse(t *testing.T, path, fragment string, flags ...string) (stdout, stderr string) {
 	t.Helper()
 	bin := chromiumPath(t)
 	// A guard against a browser that never exits, not a timing assertion.
@@ -53,7 +53,7 @@ func browse(t *testing.T, path string, flags ...string) (stdout, stderr string) 
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}
-	args = append(append(args, flags...), "file://"+path)
+	args = append(append(args, flags...), "file://"+path+fragment)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -102,9 +102,9 @@ func renderTo(t *testing.T, in Input) string {
 // checkDOM loads the page, and checks that its script ran to the end
 // without an error or a console message and drew one bar per request and
 // the samples.
-func checkDOM(t *testing.T, path string, bars, samples int) {
+func checkDOM(t *testing.T, path, fragment string, bars, samples int) {
 	t.Helper()
-	dom, stderr := browse(t, path, "--dump-dom")
+	dom, stderr := browse(t, path, fragment, "--dump-dom")
 	attrs := bodyAttrs(t, dom)
 	want := map[string]string{"data-rendered": "1", "data-errors": "0", "data-bars": fmt.Sprint(bars), "data-samples": fmt.Sprint(samples)}
 	for k, v := range want {
@@ -125,7 +125,7 @@ func checkDOM(t *testing.T, path string, bars, samples int) {
 func screenshot(t *testing.T, path string, w, h int) image.Image {
 	t.Helper()
 	shot := filepath.Join(t.TempDir(), "shot.png")
-	browse(t, path, "--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars")
+	browse(t, path, "", "--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars")
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
@@ -174,7 +174,28 @@ func TestChromiumRendersTimeline(t *testing.T) {
 		end = max(end, r.End)
 	}
 	path := renderTo(t, Input{Title: "openai-50.0qps-sim-20260101-000000.json", Records: recs, Samples: fakeSamples(end), Thresholds: [2]float64{25, 50}})
-	checkDOM(t, path, 60, len(fakeSamples(end)))
+	checkDOM(t, path, "", 60, len(fakeSamples(end)))
+
+	// Zoomed in (the address keeps the view) the page draws the bars
+	// that overlap the view.
+	from, to := 300*time.Millisecond, 700*time.Millisecond
+	inView := 0
+	for _, r := range recs {
+		last := r.Start
+		if len(r.Chunks) > 0 {
+			last = r.Chunks[0]
+		}
+		if r.End > 0 {
+			last = r.End
+		}
+		if last >= from && min(r.Released, r.Start) <= to {
+			inView++
+		}
+	}
+	if inView == 0 || inView >= len(recs) {
+		t.Fatalf("%d of %d bars in the view: the test's data is wrong", inView, len(recs))
+	}
+	checkDOM(t, path, "#view=0.3,0.7", inView, len(fakeSamples(end)))
 
 	img := screenshot(t, path, 1280, 1400)
 	// Every part of the drawing is there: queue, prefill, the three ITL
@@ -195,7 +216,7 @@ func TestChromiumRendersTimeline(t *testing.T) {
 // Without server samples there is no gauge panel.
 func TestChromiumWithoutSamples(t *testing.T) {
 	path := renderTo(t, Input{Records: fakeRecords(25, 8, 6), Thresholds: [2]float64{25, 50}})
-	checkDOM(t, path, 25, 0)
+	checkDOM(t, path, "", 25, 0)
 	img := screenshot(t, path, 1000, 700)
 	got := countColors(img, "#109618", "#9467BD")
 	if got["#109618"] < 50 || got["#9467BD"] != 0 {
@@ -210,5 +231,5 @@ func TestChromiumLargeRun(t *testing.T) {
 	}
 	recs := fakeRecords(10000, 64, 7)
 	path := renderTo(t, Input{Records: recs, Samples: fakeSamples(250 * time.Second), Thresholds: [2]float64{25, 50}})
-	checkDOM(t, path, 10000, len(fakeSamples(250*time.Second)))
+	checkDOM(t, path, "", 10000, len(fakeSamples(250*time.Second)))
 }
