@@ -168,7 +168,7 @@ func countColors(img image.Image, hexes ...string) map[string]int {
 }
 
 func TestChromiumRendersTimeline(t *testing.T) {
-	recs := fakeRecords(60, 16, 5)
+	recs := fakeRecords(60, 16, 8, 5)
 	end := time.Duration(0)
 	for _, r := range recs {
 		end = max(end, r.End)
@@ -215,7 +215,7 @@ func TestChromiumRendersTimeline(t *testing.T) {
 
 // Without server samples there is no gauge panel.
 func TestChromiumWithoutSamples(t *testing.T) {
-	path := renderTo(t, Input{Records: fakeRecords(25, 8, 6), Thresholds: [2]float64{25, 50}})
+	path := renderTo(t, Input{Records: fakeRecords(25, 8, 8, 6), Thresholds: [2]float64{25, 50}})
 	checkDOM(t, path, "", 25, 0)
 	img := screenshot(t, path, 1000, 700)
 	got := countColors(img, "#109618", "#9467BD")
@@ -229,7 +229,16 @@ func TestChromiumLargeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large render")
 	}
-	recs := fakeRecords(10000, 64, 7)
+	recs := fakeRecords(10000, 64, 256, 7)
 	path := renderTo(t, Input{Records: recs, Samples: fakeSamples(250 * time.Second), Thresholds: [2]float64{25, 50}})
 	checkDOM(t, path, "", 10000, len(fakeSamples(250*time.Second)))
+	got := countColors(screenshot(t, path, 1280, 1000), "#B8B8B8", "#109618", "#FF7F0E", "#D62728")
+	for h, n := range got {
+		if n < 50 {
+			t.Errorf("%d pixels of %s (counts %v)", n, h, got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("colours seen: %v", got)
+	}
 }

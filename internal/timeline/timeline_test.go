@@ -18,13 +18,13 @@ import (
 const ms = time.Millisecond
 
 // fakeRecords returns n records of a run at 50 req/s with a concurrency
-// limit of 8 (so later requests queue), each with outputs tokens whose
-// gaps vary between 5 and 80 ms; every seventh request fails (every
-// fourteenth after its first token).
-func fakeRecords(n, outputs int, seed uint64) []*record.Record {
+// limit of conc (so with a small one later requests queue), each with
+// outputs tokens whose gaps vary between 5 and 80 ms; every seventh
+// request fails (every fourteenth after its first token).
+func fakeRecords(n, outputs, conc int, seed uint64) []*record.Record {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	recs := make([]*record.Record, n)
-	free := make([]time.Duration, 8)
+	free := make([]time.Duration, conc)
 	for i := range recs {
 		rel := time.Duration(i) * 20 * ms
 		slot := 0
@@ -87,7 +87,7 @@ func pageData(t *testing.T, html []byte) *page {
 }
 
 func TestRenderBarsAndThresholds(t *testing.T) {
-	recs := fakeRecords(40, 12, 1)
+	recs := fakeRecords(40, 12, 8, 1)
 	recs = append(recs, &record.Record{Index: 40, Released: 900 * ms, NotSent: true})
 	html, err := render(Input{Title: "run.json", Records: recs, Thresholds: [2]float64{25, 50}})
 	if err != nil {
@@ -176,7 +176,7 @@ func TestRenderBarsAndThresholds(t *testing.T) {
 // The page reaches nothing outside itself: no URL, no external script,
 // style or image, even when an error text names a URL.
 func TestRenderSelfContained(t *testing.T) {
-	recs := fakeRecords(30, 5, 2)
+	recs := fakeRecords(30, 5, 8, 2)
 	html, err := render(Input{Title: "http://x/</script>.json", Records: recs, Samples: fakeSamples(time.Second), Thresholds: [2]float64{25, 50}})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestRenderLargeRunBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large render")
 	}
-	recs := fakeRecords(10000, 128, 3)
+	recs := fakeRecords(10000, 128, 256, 3)
 	html, err := render(Input{Records: recs, Samples: fakeSamples(200 * time.Second), Thresholds: [2]float64{25, 50}})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestWrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(path, Input{Records: fakeRecords(3, 2, 4), Thresholds: [2]float64{25, 50}}); err != nil {
+	if err := Write(path, Input{Records: fakeRecords(3, 2, 8, 4), Thresholds: [2]float64{25, 50}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
