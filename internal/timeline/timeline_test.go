@@ -259,3 +259,20 @@ func TestLabels(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// BenchmarkRender is the cost of a 10,000-request page (128 tokens each,
+// random latency classes), paid once after the run.
+func BenchmarkRender(b *testing.B) {
+	recs := fakeRecords(10000, 128, 256, 8)
+	in := Input{Records: recs, Samples: fakeSamples(200 * time.Second), Thresholds: [2]float64{25, 50}}
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		html, err := render(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(html)
+	}
+	b.ReportMetric(float64(size), "bytes/page")
+}
