@@ -128,7 +128,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	path, date, ramp := files.result, files.date, files.ramp
 	// The timeline goes next to the result (under its final name when it
 	// is saved), before the result, as in vLLM.
-	writeTimeline(sc, cmp.Or(path, files.name), out, env)
+	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
 	if path == "" {
 		return consoleErr
 	}

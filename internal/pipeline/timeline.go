@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/timeline"
 )
@@ -24,10 +25,14 @@ func timelinePath(result string) string {
 }
 
 // writeTimeline writes the run's request timeline when the scenario asks
-// for one (output.plot_timeline), next to the result named result (which
-// need not be saved), and says where on the console, as vLLM does.
-// Failures are warnings: the run and its result stand without the plot.
-func writeTimeline(sc *scenario.Scenario, result string, out *Outcome, env Env) {
+// for one (output.plot_timeline), next to the result named result, and
+// says where on the console, as vLLM does. When the result is not saved
+// (saved false) and its name was computed, an existing timeline of that
+// name is kept and the first free numbered name (x-2.timeline.html, …)
+// taken, as for results; otherwise the timeline follows its result's
+// name. Failures are warnings: the run and its result stand without the
+// plot.
+func writeTimeline(sc *scenario.Scenario, result string, saved bool, out *Outcome, env Env) {
 	o := sc.Output
 	if !o.PlotTimeline || result == "" {
 		return
@@ -36,6 +41,11 @@ func writeTimeline(sc *scenario.Scenario, result string, out *Outcome, env Env) 
 	var thr [2]float64
 	copy(thr[:], o.TimelineITLThresholds)
 	path := timelinePath(result)
+	if !saved && o.ResultFilename == "" {
+		for k := 2; exists(path) && k <= maxFreshNames; k++ {
+			path = timelinePath(report.NumberedPath(result, k))
+		}
+	}
 	err := timeline.Write(path, timeline.Input{
 		Title:      filepath.Base(result),
 		Records:    out.Records,

@@ -47,7 +47,7 @@ func TestWriteTimeline(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	env := Env{Stdout: &stdout, Stderr: &stderr}
 	result := filepath.Join(dir, "r.json")
-	writeTimeline(sc, result, out, env)
+	writeTimeline(sc, result, true, out, env)
 	page, err := os.ReadFile(filepath.Join(dir, "r.timeline.html"))
 	if err != nil {
 		t.Fatalf("%v (stderr %q)", err, stderr.String())
@@ -64,18 +64,33 @@ func TestWriteTimeline(t *testing.T) {
 	// Off: nothing. Unwritable: a warning, and the run goes on.
 	stdout.Reset()
 	sc.Output.PlotTimeline = false
-	writeTimeline(sc, filepath.Join(dir, "off.json"), out, env)
+	writeTimeline(sc, filepath.Join(dir, "off.json"), false, out, env)
 	if _, err := os.Stat(filepath.Join(dir, "off.timeline.html")); err == nil || stdout.Len() > 0 {
 		t.Errorf("plot_timeline false wrote a page (stdout %q)", stdout.String())
 	}
 	sc.Output.PlotTimeline = true
-	writeTimeline(sc, filepath.Join(dir, "missing", "r.json"), out, env)
+	writeTimeline(sc, filepath.Join(dir, "missing", "r.json"), true, out, env)
 	if !strings.Contains(stderr.String(), "warning: failed to generate timeline plot: ") {
 		t.Errorf("stderr %q, want the warning", stderr.String())
 	}
 	stderr.Reset()
-	writeTimeline(sc, result, &Outcome{Records: out.Records[2:]}, env)
+	writeTimeline(sc, result, true, &Outcome{Records: out.Records[2:]}, env)
 	if got := stderr.String(); got != "warning: no timeline plot: no request was sent\n" {
 		t.Errorf("stderr %q", got)
+	}
+
+	// Without a saved result, a computed name's timeline is never
+	// replaced; an explicit name's is, as its result would be.
+	stdout.Reset()
+	writeTimeline(sc, result, false, out, env)
+	writeTimeline(sc, result, false, out, env)
+	if got, want := stdout.String(), "Timeline plot saved to: "+filepath.Join(dir, "r-2.timeline.html")+"\nTimeline plot saved to: "+filepath.Join(dir, "r-3.timeline.html")+"\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	stdout.Reset()
+	sc.Output.ResultFilename = "r.json"
+	writeTimeline(sc, result, false, out, env)
+	if got, want := stdout.String(), "Timeline plot saved to: "+filepath.Join(dir, "r.timeline.html")+"\n"; got != want {
+		t.Errorf("explicit name: stdout %q, want %q", got, want)
 	}
 }
