@@ -110,9 +110,7 @@ func openDevtools(t *testing.T, path string) *devtools {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--remote-debugging-pipe", "--window-size=1280,1000", "file://" + path}
+	args := append(headlessFlags(t), "--remote-debugging-pipe", "--window-size=1280,1000", "file://"+path)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.ExtraFiles = []*os.File{toBrowser, fromBrowser} // fds 3 (commands) and 4 (answers)
 	if err := cmd.Start(); err != nil {

@@ -50,10 +50,8 @@ func browse(t *testing.T, path, fragment string, flags ...string) (stdout, stder
 	// A guard against a browser that never exits, not a timing assertion.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}
-	args = append(append(args, flags...), "file://"+path+fragment)
+	args := append(append(headlessFlags(t), "--enable-logging=stderr", "--v=0"), flags...)
+	args = append(args, "file://"+path+fragment)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -61,6 +59,15 @@ func browse(t *testing.T, path, fragment string, flags ...string) (stdout, stder
 		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, errb.String())
 	}
 	return out.String(), errb.String()
+}
+
+// headlessFlags are the flags every browser run starts with: headless,
+// as root in a container, with a fresh profile and none of the browser's
+// own network calls (the machine's network is closed).
+func headlessFlags(t *testing.T) []string {
+	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}
 }
 
 // bodyAttrs returns the data-* attributes of the dumped page's <body>.
