@@ -100,12 +100,13 @@ type namespace struct {
 
 	saveResult, saveDetailed, appendResult, disableTqdm bool
 	overwrite                                           bool
+	resultDir, resultFilename, label                    string
+	metadata                                            scenario.Metadata
+
 	// plotTimeline is --plot-timeline; itlThresholds is the text of
 	// --timeline-itl-thresholds, read only with it (see timeline.go).
-	plotTimeline                     bool
-	itlThresholds                    string
-	resultDir, resultFilename, label string
-	metadata                         scenario.Metadata
+	plotTimeline  bool
+	itlThresholds string
 
 	extras bool
 }

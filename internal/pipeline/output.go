@@ -46,7 +46,7 @@ func checkOutput(sc *scenario.Scenario, planned bool) error {
 	if err := ProbeDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if (!o.SaveResult && !o.AppendResult) || o.ResultFilename == "" || planned || o.AppendResult || o.Overwrite {
+	if !o.SaveResult || o.ResultFilename == "" || planned || o.AppendResult || o.Overwrite {
 		return nil
 	}
 	if _, err := os.Lstat(path); err == nil {

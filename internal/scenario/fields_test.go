@@ -144,16 +144,17 @@ var implemented = map[string]string{
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
 	"metrics.steady_state":       "steady-state window of a closed loop; metrics/steady_test.go, testdata/script/steady_state.txtar",
 
-	"output.save_result":             "result JSON; testdata/script/run_sim.txtar",
-	"output.save_detailed":           "per-request arrays; report/result_test.go",
-	"output.append_result":           "append to the result file; testdata/script/serve_outputs.txtar",
-	"output.result_dir":              "result directory; testdata/script/report_dir.txtar",
-	"output.result_filename":         "result file name; testdata/script/run_sim.txtar",
-	"output.label":                   "file name and result label; report/filename_test.go",
-	"output.metadata":                "result keys; report/result_test.go",
-	"output.records":                 "per-request JSONL; testdata/script/run_sim.txtar",
-	"output.disable_tqdm":            "progress bar; testdata/script/serve_run.txtar",
-	"output.overwrite":               "replace an existing result; testdata/script/output_no_overwrite.txtar",
+	"output.save_result":     "result JSON; testdata/script/run_sim.txtar",
+	"output.save_detailed":   "per-request arrays; report/result_test.go",
+	"output.append_result":   "append to the result file; testdata/script/serve_outputs.txtar",
+	"output.result_dir":      "result directory; testdata/script/report_dir.txtar",
+	"output.result_filename": "result file name; testdata/script/run_sim.txtar",
+	"output.label":           "file name and result label; report/filename_test.go",
+	"output.metadata":        "result keys; report/result_test.go",
+	"output.records":         "per-request JSONL; testdata/script/run_sim.txtar",
+	"output.disable_tqdm":    "progress bar; testdata/script/serve_run.txtar",
+	"output.overwrite":       "replace an existing result; testdata/script/output_no_overwrite.txtar",
+
 	"output.plot_timeline":           "HTML request timeline; timeline/timeline_test.go, timeline/chromium_test.go, testdata/script/serve_timeline.txtar",
 	"output.timeline_itl_thresholds": "timeline ITL colours; timeline/timeline_test.go, argv/dialect_test.go, testdata/script/serve_timeline.txtar",
 
@@ -228,12 +229,14 @@ func TestSchemaFieldsAccounted(t *testing.T) {
 // when set to something else than its default, and accepted at its default.
 func TestUnimplementedRefused(t *testing.T) {
 	values := map[string][2]string{ // path: {a non-default value, the default}
-		"target.lora_modules":       {`["a"]`, ""},
-		"target.lora_assignment":    {`"round-robin"`, `"random"`},
-		"target.profile":            {`true`, `false`},
-		"dataset.random.batch_size": {`4`, `1`},
-		"load.probe_request_rate":   {`2`, `0`},
-		"output.plot_dataset_stats": {`true`, `false`},
+		"target.lora_modules":            {`["a"]`, ""},
+		"target.lora_assignment":         {`"round-robin"`, `"random"`},
+		"target.profile":                 {`true`, `false`},
+		"dataset.random.batch_size":      {`4`, `1`},
+		"load.probe_request_rate":        {`2`, `0`},
+		"output.plot_timeline":           {`true`, `false`},
+		"output.timeline_itl_thresholds": {`[10, 20]`, `[25, 50.0]`},
+		"output.plot_dataset_stats":      {`true`, `false`},
 	}
 	for _, u := range unimplemented {
 		v, ok := values[u.Path]

@@ -129,7 +129,7 @@ func render(in Input) ([]byte, error) {
 // build turns in into the page's data.
 func build(in Input) (*page, error) {
 	t0, t1 := in.Thresholds[0], in.Thresholds[1]
-	p := &page{Title: in.Title, Thr: in.Thresholds, Labels: Labels(in.Thresholds), R: [][]int64{}, Errors: []string{}}
+	p := &page{Title: in.Title, Thr: in.Thresholds, Labels: labels(in.Thresholds), R: [][]int64{}, Errors: []string{}}
 	sent := make([]*record.Record, 0, len(in.Records))
 	for _, r := range in.Records {
 		if r != nil && !r.NotSent {
@@ -234,10 +234,10 @@ func appendRuns(row []int64, chunks []time.Duration, class func(time.Duration) i
 	return row
 }
 
-// Labels are the legend's names of the three ITL classes, as vLLM names
+// labels are the legend's names of the three ITL classes, as vLLM names
 // them ("ITL < 25ms", "25ms ≤ ITL < 50ms", "ITL ≥ 50ms"), with the
 // thresholds written in full rather than rounded to whole milliseconds.
-func Labels(thr [2]float64) [3]string {
+func labels(thr [2]float64) [3]string {
 	a, b := msText(thr[0]), msText(thr[1])
 	return [3]string{"ITL < " + a, a + " ≤ ITL < " + b, "ITL ≥ " + b}
 }

@@ -254,7 +254,7 @@ func TestWrite(t *testing.T) {
 }
 
 func TestLabels(t *testing.T) {
-	got := Labels([2]float64{2.5, 100})
+	got := labels([2]float64{2.5, 100})
 	if want := [3]string{"ITL < 2.5ms", "2.5ms ≤ ITL < 100ms", "ITL ≥ 100ms"}; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
