@@ -231,6 +231,24 @@ func TestChromiumWithoutSamples(t *testing.T) {
 	}
 }
 
+// A server that exposes no KV-cache gauge gets no KV line, and the legend
+// says so; the queue-depth lines are still drawn.
+func TestChromiumGaugeNotExposed(t *testing.T) {
+	samples := fakeSamples(2 * time.Second)
+	for i := range samples {
+		samples[i].KVCacheUsage = -1
+	}
+	path := renderTo(t, Input{Records: fakeRecords(20, 8, 8, 10), Samples: samples, Thresholds: [2]float64{25, 50}})
+	dom, _ := browse(t, path, "", "--dump-dom")
+	if !strings.Contains(dom, "KV-cache usage (left axis): not exposed") || strings.Contains(dom, "running requests (right axis): not exposed") {
+		t.Errorf("gauge legend wrong in:\n%.3000s", dom[strings.Index(dom, "gauges-legend"):])
+	}
+	got := countColors(screenshot(t, path, 1000, 1000), "#9467BD", "#17BECF")
+	if got["#17BECF"] < 20 || got["#9467BD"] > 14*10 {
+		t.Errorf("pixels %v: want the running line and no KV line (its legend swatch is 14×10)", got)
+	}
+}
+
 // A run of 10,000 requests renders in full: one bar each.
 func TestChromiumLargeRun(t *testing.T) {
 	if testing.Short() {
