@@ -122,6 +122,7 @@ func TestWarnings(t *testing.T) {
 		{[]string{"--extra-body.a", "1", "--extra-body.a", "2"}, "duplicate key --extra-body.a: the last value wins"},
 		{[]string{"--ramp-up-end-rps", "4"}, "--ramp-up-end-rps has no effect without --ramp-up-strategy"},
 		{[]string{"--probe-request-rate", "-0.5"}, "--probe-request-rate is negative: no probe requests are sent (as in vllm bench serve)"},
+		{[]string{"--timeline-itl-thresholds", "bad"}, "--timeline-itl-thresholds has no effect without --plot-timeline (as in vllm bench serve)"},
 	} {
 		cmd, err := ParseCommand(tc.args, Options{})
 		if err != nil {
@@ -211,7 +212,11 @@ func TestErrors(t *testing.T) {
 		{[]string{"--lora-assignment", "sticky"}, "--lora-assignment: invalid choice: 'sticky' (choose from random, round-robin)", false},
 		{[]string{"--self-timed"}, "--self-timed: not supported yet", true},
 		{[]string{"--use_beam_search"}, "--use-beam-search: not supported yet", true},
-		{[]string{"--plot-time"}, "--plot-timeline: not supported yet (plots are not implemented yet)", true},
+		{[]string{"--random-batch"}, "--random-batch-size: not supported yet (batched random prompts", true},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25,50,75"}, "--timeline-itl-thresholds 25,50,75: invalid format: expected 2 ITL threshold values, got 3 (want two comma-separated thresholds in milliseconds, e.g. 25,50)", false},
+		{[]string{"--plot-time", "--timeline-itl-thresholds", "25, x"}, "--timeline-itl-thresholds '25, x': invalid format: could not convert string to float: 'x'", false},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds=50"}, "--timeline-itl-thresholds 50: invalid format: expected 2 ITL threshold values, got 1", false},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "10,inf"}, "--timeline-itl-thresholds 10,inf: invalid format: the thresholds must be finite numbers of milliseconds >= 0, got inf", false},
 		{[]string{"--config", "a.yaml"}, "--no-self-timed: not supported yet", true},
 		{[]string{"--max-concurrency", "0"}, "--max-concurrency 0: must be greater than 0", false},
 		{[]string{"--seed", "-1"}, "--seed -1: must be between 0 and 4294967295", false},

@@ -106,6 +106,10 @@ type namespace struct {
 
 	// scrapeInterval is vbench's --scrape-interval (nil: not given).
 	scrapeInterval *float64
+	// plotTimeline is --plot-timeline; itlThresholds is the text of
+	// --timeline-itl-thresholds, read only with it (see timeline.go).
+	plotTimeline  bool
+	itlThresholds string
 
 	extras bool
 }
@@ -120,6 +124,7 @@ func newNamespace() *namespace {
 		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128,
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
 		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
+		itlThresholds: "25,50",
 	}
 }
 
@@ -338,6 +343,12 @@ var flags = []*flagDef{
 		help: "extra top-level string keys of the result JSON, in the order given", set: setMetadata},
 	{name: "--disable-tqdm", arity: arityZero, def: "False", paths: []string{"output.disable_tqdm"},
 		help: "hide the progress bar", set: func(n *namespace, _ []string) error { n.disableTqdm = true; return nil }},
+	{name: "--plot-timeline", arity: arityZero, def: "False", paths: []string{"output.plot_timeline"},
+		help: "write a self-contained HTML timeline of the requests next to the result (<result>.timeline.html), with the server's sampled KV usage and queue depth",
+		set:  func(n *namespace, _ []string) error { n.plotTimeline = true; return nil }},
+	{name: "--timeline-itl-thresholds", arity: arityOne, metavar: "STR", def: "25,50", paths: []string{"output.timeline_itl_thresholds"},
+		help: "two comma-separated ITL thresholds in ms colouring the timeline's decode: below the first, between, from the second on",
+		set:  func(n *namespace, v []string) error { n.itlThresholds = v[0]; return nil }},
 
 	{name: "--overwrite", arity: arityZero, def: "False", vbenchOnly: true, paths: []string{"output.overwrite"},
 		help: "vbench only: replace an existing --result-filename (vbench otherwise refuses it, and gives a computed name that exists a -2 suffix)",

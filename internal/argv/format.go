@@ -116,12 +116,8 @@ func formattable(s *scenario.Scenario) error {
 		return dsErr
 	case slices.ContainsFunc(t.LoraModules, func(m string) bool { return m == "" || strings.HasPrefix(m, "-") }):
 		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
-	case o.PlotTimeline:
-		return unsupportedFlag("output.plot_timeline", "--plot-timeline")
 	case o.PlotDatasetStats:
 		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
-	case !slices.Equal(o.TimelineITLThresholds, []float64{25, 50}):
-		return unsupportedFlag("output.timeline_itl_thresholds", "--timeline-itl-thresholds")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
@@ -284,6 +280,14 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return pairs("output.metadata", o.Metadata)
 	case "--disable-tqdm":
 		return boolean(o.DisableTqdm), nil
+	case "--plot-timeline":
+		return boolean(o.PlotTimeline), nil
+	case "--timeline-itl-thresholds":
+		ts := make([]string, len(o.TimelineITLThresholds))
+		for i, v := range o.TimelineITLThresholds {
+			ts[i] = formatFloat(v)
+		}
+		return one(strings.Join(ts, ",")), nil
 	}
 	return nil, fmt.Errorf("internal error: flag %s has no formatter", name)
 }

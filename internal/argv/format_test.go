@@ -39,6 +39,8 @@ func TestFormat(t *testing.T) {
 		{[]string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-category", "math", "--output-len", "7", "--no-oversample", "--disable-shuffle"},
 			"--dataset-name spec_bench --dataset-path q.jsonl --no-oversample --disable-shuffle --spec-bench-output-len 7 --spec-bench-category math"},
 		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25,50"}, "--plot-timeline"},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "10, 62.5"}, "--plot-timeline --timeline-itl-thresholds 10,62.5"},
 		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {
 		s, err := Parse(tc.args, Options{})

@@ -26,6 +26,7 @@ func FuzzRoundTrip(f *testing.F) {
 		"--extra-body\n{\"a\": [1, {\"b\": null}], \"c\": 1.5e-7}\n--insecure\n--ignore-eos\n--vbench-extras",
 		"--metadata=-k=v\n--request-id-prefix\nrun-\n--served-model-name\ns\n--logprobs\n0",
 		"--ra\n5", "--help=x", "--\nx", "-h", "--dataset-path\nx",
+		"--plot-timeline\n--timeline-itl-thresholds\n 10 ,2.5e1", "--timeline-itl-thresholds=-0,1_0",
 	} {
 		f.Add(seed)
 	}

@@ -178,6 +178,9 @@ var flagRows = []struct {
 	{"--label", []string{"--label", "nightly"}, "output.label", `"nightly"`},
 	{"--metadata", []string{"--metadata", "tp=8", "gpu = H100 "}, "output.metadata", `{"gpu":"H100","tp":"8"}`},
 	{"--disable-tqdm", []string{"--disable-tqdm"}, "output.disable_tqdm", `true`},
+	{"--plot-timeline", []string{"--plot-timeline"}, "output.plot_timeline", `true`},
+	{"--timeline-itl-thresholds", []string{"--plot-timeline", "--timeline-itl-thresholds", " 10 , 2.5e1"}, "output.timeline_itl_thresholds", `[10,25]`},
+	{"--timeline-itl-thresholds", []string{"--timeline-itl-thresholds", "5,1_0"}, "output.timeline_itl_thresholds", `[5,10]`},
 }
 
 // fieldJSON returns the compact JSON of the field at a dotted path of s.

@@ -231,6 +231,9 @@ func (p *parser) validate() error {
 	if c := n.maxConcurrency; c != nil && *c <= 0 {
 		return flagErr(p.raw["--max-concurrency"], "must be greater than 0 (leave it out for no limit)")
 	}
+	if err := p.validateTimeline(); err != nil {
+		return err
+	}
 	if n.seed < 0 || n.seed > math.MaxUint32 {
 		return flagErr(p.raw["--seed"], "must be between 0 and 4294967295 (numpy's seed range)")
 	}
@@ -327,6 +330,10 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	o.SaveResult, o.SaveDetailed, o.AppendResult, o.DisableTqdm = n.saveResult, n.saveDetailed, n.appendResult, n.disableTqdm
 	o.ResultDir, o.ResultFilename, o.Label, o.Metadata = n.resultDir, n.resultFilename, n.label, n.metadata
 	o.Overwrite = n.overwrite
+	o.PlotTimeline = n.plotTimeline
+	if thr, err := parseITLThresholds(n.itlThresholds); err == nil {
+		o.TimelineITLThresholds = thr
+	}
 
 	sources := map[string]string{}
 	for _, name := range p.given {

@@ -37,9 +37,7 @@ func TestFormatUnimplemented(t *testing.T) {
 		want  string
 	}{
 		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Random.BatchSize = 4 }, "--random-batch-size"},
-		{"output.plot_timeline", func(s *scenario.Scenario) { s.Output.PlotTimeline = true }, "--plot-timeline"},
 		{"output.plot_dataset_stats", func(s *scenario.Scenario) { s.Output.PlotDatasetStats = true }, "--plot-dataset-stats"},
-		{"output.timeline_itl_thresholds", func(s *scenario.Scenario) { s.Output.TimelineITLThresholds = []float64{10, 20} }, "--timeline-itl-thresholds"},
 	} {
 		s := scenario.Default()
 		tc.set(s)

@@ -26,7 +26,8 @@ func (e *outputError) Is(target error) bool { return target == ErrOutput }
 
 // checkOutput is called once before a run's first request (before the
 // tokenizer, the dataset and the ready check, so a bad location fails at
-// once): when the scenario saves a result, it creates the result directory
+// once): when the scenario saves a result or its timeline (which goes
+// next to it), it creates the result directory
 // and writes and removes a probe file there, so that a directory under a
 // regular file, a read-only one or one in /proc is refused before the run
 // rather than after it. An explicit output.result_filename that exists is
@@ -36,7 +37,7 @@ func (e *outputError) Is(target error) bool { return target == ErrOutput }
 // unfinished run's result.
 func checkOutput(sc *scenario.Scenario, planned bool) error {
 	o := sc.Output
-	if !o.SaveResult && !o.AppendResult {
+	if !o.SaveResult && !o.AppendResult && !o.PlotTimeline {
 		return nil
 	}
 	// The directory does not depend on the computed name's parts.
@@ -45,7 +46,7 @@ func checkOutput(sc *scenario.Scenario, planned bool) error {
 	if err := ProbeDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if o.ResultFilename == "" || planned || o.AppendResult || o.Overwrite {
+	if !o.SaveResult || o.ResultFilename == "" || planned || o.AppendResult || o.Overwrite {
 		return nil
 	}
 	if _, err := os.Lstat(path); err == nil {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,9 @@ type runFiles struct {
 	date string
 	// result is the result JSON ("" when the result is not saved).
 	result string
+	// name is the result's computed name, also when the result is not
+	// saved but the timeline (named after it) is.
+	name string
 	// records is the per-request JSONL ("" when none is written).
 	records string
 	// ramp is the result's ramp-up settings (nil without ramp-up).
@@ -64,20 +68,25 @@ type runFiles struct {
 // planFiles names a run's output files, stamped with now: the result JSON
 // when the scenario saves (or appends) it, and next to it the per-request
 // records when output.records is set outside argv mode without extras.
+// The name is computed with output.plot_timeline too, for the timeline.
 func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvMode) runFiles {
 	o := sc.Output
 	f := runFiles{date: now.Format("20060102-150405")}
 	if r := sc.Load.RampUp; r != nil {
 		f.ramp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
-	if !o.SaveResult && !o.AppendResult {
+	if !o.SaveResult && !o.AppendResult && !o.PlotTimeline {
 		return f
 	}
-	f.result = report.ResultFileName(report.FileNameInput{
+	f.name = report.ResultFileName(report.FileNameInput{
 		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
 		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: modelID, Date: f.date, RampUp: f.ramp,
 		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
 	})
+	if !o.SaveResult && !o.AppendResult {
+		return f
+	}
+	f.result = f.name
 	if o.Records && argv.extras() {
 		f.records = recordsPath(f.result)
 	}
@@ -124,6 +133,9 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	})
 	o := sc.Output
 	path, date, ramp := files.result, files.date, files.ramp
+	// The timeline goes next to the result (under its final name when it
+	// is saved), before the result, as in vLLM.
+	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
 	if path == "" {
 		return consoleErr
 	}

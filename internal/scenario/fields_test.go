@@ -159,6 +159,9 @@ var implemented = map[string]string{
 	"output.disable_tqdm":    "progress bar; testdata/script/serve_run.txtar",
 	"output.overwrite":       "replace an existing result; testdata/script/output_no_overwrite.txtar",
 
+	"output.plot_timeline":           "HTML request timeline; timeline/timeline_test.go, timeline/chromium_test.go, testdata/script/serve_timeline.txtar",
+	"output.timeline_itl_thresholds": "timeline ITL colours; timeline/timeline_test.go, argv/dialect_test.go, testdata/script/serve_timeline.txtar",
+
 	"sweep.axes":        "testdata/script/sweep_concurrency.txtar",
 	"sweep.mode":        "experiment/plan_test.go",
 	"repeat.count":      "testdata/script/repeat_stats.txtar",
@@ -230,13 +233,8 @@ func TestSchemaFieldsAccounted(t *testing.T) {
 // when set to something else than its default, and accepted at its default.
 func TestUnimplementedRefused(t *testing.T) {
 	values := map[string][2]string{ // path: {a non-default value, the default}
-		"target.lora_modules":            {`["a"]`, ""},
-		"target.lora_assignment":         {`"round-robin"`, `"random"`},
-		"target.profile":                 {`true`, `false`},
-		"dataset.random.batch_size":      {`4`, `1`},
-		"output.plot_timeline":           {`true`, `false`},
-		"output.timeline_itl_thresholds": {`[10, 20]`, `[25, 50.0]`},
-		"output.plot_dataset_stats":      {`true`, `false`},
+		"dataset.random.batch_size": {`4`, `1`},
+		"output.plot_dataset_stats": {`true`, `false`},
 	}
 	for _, u := range unimplemented {
 		v, ok := values[u.Path]
