@@ -199,7 +199,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
-	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
+	offsets, err := runOffsets(sc, reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +244,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
 	traffic.Profile = pr.profile(ctx, env, "/start_profile")
+	traffic.SelfTimed = selfTimed(sc)
 	obs.Traffic(traffic)
 	// vLLM scrapes /metrics after the traffic lines, before the clock
 	// starts.
@@ -261,7 +262,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		SteadyState:       steady,
 	})
 	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, firstWave(sc, len(prepared), maxConc)); err != nil {
+	if err := client.Preconnect(ctx, preconnectWave(sc, offsets, maxConc)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.

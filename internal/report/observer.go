@@ -66,6 +66,10 @@ type Traffic struct {
 	// Profile is the outcome of the call that started the server's
 	// profiler before the run (--profile).
 	Profile Profiler
+	// SelfTimed reports a self-timed run (a timed_trace replayed at its
+	// timestamps): vLLM then prints one line in place of the rate,
+	// burstiness and concurrency lines.
+	SelfTimed bool
 }
 
 // Profiler is the outcome of a call of the server's profiler endpoints
@@ -141,6 +145,10 @@ func (c *Console) Traffic(t Traffic) {
 		if t.Profile == ProfilerOK {
 			fmt.Fprintln(w, "Profiler started")
 		}
+	}
+	if t.SelfTimed {
+		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
+		return
 	}
 	if r := t.RampUp; r != nil {
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", r.Strategy)
