@@ -321,7 +321,7 @@ var flags = []*flagDef{
 	{name: "--repetition-penalty", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.repetition_penalty"},
 		help: "repetition penalty", set: setFloatPtr(func(n *namespace) **float64 { return &n.repetitionPenalty })},
 	{name: "--ignore-eos", arity: arityZero, def: "False", paths: []string{"sampling.ignore_eos"},
-		help: "send ignore_eos (forced on for the random dataset, as vLLM does)",
+		help: "send ignore_eos (forced on for the random and timed_trace datasets, as vLLM does)",
 		set:  func(n *namespace, _ []string) error { n.ignoreEOS = true; return nil }},
 	{name: "--logprobs", arity: arityOne, metavar: "INT", def: "None", paths: []string{"sampling.logprobs"},
 		help: "completions payload logprobs", set: setIntPtr(func(n *namespace) **int64 { return &n.logprobs })},

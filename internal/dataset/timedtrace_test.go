@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -330,4 +331,38 @@ func FuzzParseTraceLine(f *testing.F) {
 			t.Fatalf("%q gave %+v; its re-encoding %q gives %+v, %v", b, l, canon, again, err)
 		}
 	})
+}
+
+// BenchmarkTimedTrace builds a Mooncake-sized slice of trace: 1000 lines of
+// 16 hash ids of 512 tokens (8192-token prompts), half of each prompt a
+// prefix shared with 9 other lines.
+func BenchmarkTimedTrace(b *testing.B) {
+	var buf bytes.Buffer
+	for i := range 1000 {
+		ids := make([]string, 16)
+		for j := range ids {
+			if j < 8 {
+				ids[j] = fmt.Sprint(i/10*100 + j) // shared by 10 lines
+			} else {
+				ids[j] = fmt.Sprint(1_000_000 + i*100 + j)
+			}
+		}
+		fmt.Fprintf(&buf, `{"timestamp": %d, "input_length": 8192, "output_length": 100, "hash_ids": [%s]}`+"\n", i*10, strings.Join(ids, ", "))
+	}
+	spec := traceSpec("bench.jsonl")
+	spec.ChunkHashSize = 512
+	env := Env{Tokenizer: vocabTokenizer{vocab: 150000}, NumPrompts: 1000, Stdout: io.Discard, Stderr: io.Discard}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for r, err := range TimedTrace(context.Background(), bytes.NewReader(buf.Bytes()), spec, env) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(r.PromptTokens)
+		}
+		if n != 1000*8192 {
+			b.Fatalf("%d tokens", n)
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -110,5 +112,34 @@ func TestPreconnectWave(t *testing.T) {
 		if got := preconnectWave(&tc.sc, tc.offsets, maxConc); got != tc.want {
 			t.Errorf("%s: preconnectWave = %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A self-timed run applies no ramp-up: vLLM's rps_change_events keep only
+// the starting event (every request's rate is 0), and there is no
+// closed-loop steady state.
+func TestSelfTimedIgnoresRampUpAndSteadyState(t *testing.T) {
+	res := &run.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Records: []*record.Record{
+		{Released: 0}, {Released: time.Second}, {Released: 2 * time.Second}}}
+	ramp := &scenario.RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 5}
+	on := true
+	replay := scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{SelfTimed: &on}}, Load: scenario.Load{RequestRate: scenario.Inf, RampUp: ramp}}
+	if ev := rampUpEvents(&replay, res, 3); len(ev) != 1 || ev[0].RPS != 1 {
+		t.Errorf("self-timed rps_change_events = %+v, want the start event only", ev)
+	}
+	drawn := replay
+	drawn.Dataset = scenario.Dataset{Random: &scenario.RandomDataset{}}
+	if ev := rampUpEvents(&drawn, res, 3); len(ev) != 5 {
+		t.Errorf("ramp-up rps_change_events = %+v, want 1 to 5", ev)
+	}
+	steady := true
+	replay.Load.RampUp = nil
+	replay.Metrics.SteadyState = &steady
+	if o := steadyOptions(&replay, 4); o != nil {
+		t.Errorf("self-timed steady state options = %+v, want none", o)
+	}
+	drawn.Load.RampUp, drawn.Metrics.SteadyState = nil, &steady
+	if o := steadyOptions(&drawn, 4); o == nil {
+		t.Error("closed loop without a trace: no steady state options")
 	}
 }
