@@ -67,6 +67,9 @@ func traceLabelFlags(t scenario.TimedTraceDataset) [4]traceLabel {
 func (s timedTraceSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		t := s.spec
+		if env.Stdout == nil {
+			env.Stdout = io.Discard
+		}
 		fmt.Fprintf(env.Stdout, "timed-trace: chunk_size: %d, sec_multiplier: %s, label_ts: \"%s\", label_input_length: \"%s\", label_output_length: \"%s\", label_hash_ids: \"%s\"\n",
 			t.ChunkHashSize, py.Repr(t.SecMultiplier), t.LabelTimestamp, t.LabelInputLength, t.LabelOutputLength, t.LabelHashIDs)
 		f, err := os.Open(t.Path)
@@ -318,6 +321,9 @@ func (c *traceBlocks) prompt(ids []uint64, input int) []int {
 func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDataset, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		fail := func(err error) { yield(Request{}, err) }
+		if env.Stderr == nil {
+			env.Stderr = io.Discard
+		}
 		if env.Tokenizer == nil {
 			fail(errors.New("the timed_trace dataset needs a client tokenizer for its vocabulary"))
 			return
