@@ -78,6 +78,12 @@ func (s timedTraceSource) Requests(ctx context.Context, env Env) iter.Seq2[Reque
 			return
 		}
 		defer f.Close()
+		// vLLM's TimedTrace reseeds Python's global generator with its
+		// dataset seed, which --seed does not reach (0), and draws nothing
+		// from it: random LoRA assignment continues from there.
+		if env.PyGlobal != nil {
+			env.PyGlobal.Seed(0)
+		}
 		for r, err := range TimedTrace(ctx, f, t, env) {
 			if !yield(r, err) || err != nil {
 				return

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -278,6 +279,20 @@ func TestTimedTraceErrors(t *testing.T) {
 	}
 	if _, err := buildTrace(t, traceSpec(filepath.Join(t.TempDir(), "missing.jsonl")), Env{}); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
 		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+// vLLM's TimedTrace reseeds Python's global generator with 0 (its dataset
+// seed; --seed does not reach it) and draws nothing from it.
+func TestTimedTraceReseedsPythonRandom(t *testing.T) {
+	path := writeTrace(t, `{"timestamp": 1, "input_length": 4, "output_length": 1, "hash_ids": [1]}`)
+	global := numpy.NewPyRandom(42)
+	global.Random()
+	if _, err := buildTrace(t, traceSpec(path), Env{Seed: 42, PyGlobal: global}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := global.Random(), numpy.NewPyRandom(0).Random(); got != want {
+		t.Errorf("global random() after sampling = %v, want random.seed(0)'s first %v", got, want)
 	}
 }
 

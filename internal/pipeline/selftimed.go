@@ -21,10 +21,17 @@ func selfTimed(sc *scenario.Scenario) bool {
 
 // runOffsets is the run's schedule, one offset per request: each
 // request's trace time for a self-timed run (schedule.Replay: absolute,
-// not re-based), else the arrival process drawn as vLLM draws it.
+// not re-based), else the arrival process drawn as vLLM draws it. For a
+// timed_trace run that is not self-timed the gaps are drawn with seed 0,
+// whatever the scenario's seed: vLLM's TimedTrace reseeds NumPy's global
+// generator with its dataset seed, which --seed does not reach (0).
 func runOffsets(sc *scenario.Scenario, reqs []dataset.Request) ([]time.Duration, error) {
 	if !selfTimed(sc) {
-		return schedule.Offsets(scheduleSpec(sc), len(reqs), uint32(sc.Seed))
+		seed := uint32(sc.Seed)
+		if sc.Dataset.TimedTrace != nil {
+			seed = 0
+		}
+		return schedule.Offsets(scheduleSpec(sc), len(reqs), seed)
 	}
 	times := make([]time.Duration, len(reqs))
 	for i := range reqs {

@@ -10,6 +10,7 @@ import (
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/schedule"
 )
 
 // traceScenario is a timed_trace run against the built-in simulator: four
@@ -80,6 +81,28 @@ func TestNoSelfTimedRun(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Traffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\n") || strings.Contains(stdout, "Self timing") {
 		t.Errorf("stdout lacks vLLM's traffic lines:\n%s", stdout)
+	}
+}
+
+// --no-self-timed with a finite rate draws the gaps as vLLM does after its
+// TimedTrace reseeded NumPy's global generator with 0, whatever the seed.
+func TestNoSelfTimedDrawsWithSeedZero(t *testing.T) {
+	out, _, err := runScenario(t, traceScenario(t, "dataset: timed_trace: self_timed: false\nload: request_rate: 40\nseed: 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := schedule.Offsets(schedule.Spec{Rate: 40, Burstiness: 1}, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed5, _ := schedule.Offsets(schedule.Spec{Rate: 40, Burstiness: 1}, 4, 5)
+	for i, r := range out.Records {
+		if r.Intended != want[i] {
+			t.Errorf("record %d intended at %v, want seed 0's %v (seed 5's is %v)", i, r.Intended, want[i], seed5[i])
+		}
+	}
+	if want[1] == seed5[1] {
+		t.Fatal("seeds 0 and 5 draw the same gaps: the test cannot tell them apart")
 	}
 }
 
