@@ -246,8 +246,9 @@ func traceCount(raw json.RawMessage) (int, bool) {
 // traceBlocks expands hash ids into token blocks: block h is chunkSize
 // token ids drawn, as random.Random(h + seed·2⁶⁴).choices(allowed,
 // k=chunkSize) draws them, from the allowed ids (the tokenizer's base
-// vocabulary without its special tokens, ascending). Blocks are made once
-// per id and shared.
+// vocabulary without its special tokens, ascending). The draws are
+// sequential, so a block's first n tokens are choices(allowed, k=n): a
+// block is drawn as far as a prompt has needed it so far, and shared.
 type traceBlocks struct {
 	allowed   []int
 	chunkSize int
@@ -255,13 +256,14 @@ type traceBlocks struct {
 	blocks    map[uint64][]int
 }
 
-// block returns the token ids of hash id h.
-func (c *traceBlocks) block(h uint64) []int {
-	if b, ok := c.blocks[h]; ok {
-		return b
+// block returns the first n (at most chunkSize) token ids of hash id h's
+// block.
+func (c *traceBlocks) block(h uint64, n int) []int {
+	if b := c.blocks[h]; len(b) >= n {
+		return b[:n]
 	}
 	rng := numpy.PyRandom{MT19937: *numpy.NewMT19937Key(traceSeedKey(h, c.seed))}
-	b := rng.Choices(len(c.allowed), c.chunkSize)
+	b := rng.Choices(len(c.allowed), n)
 	for i, j := range b {
 		b[i] = c.allowed[j]
 	}
@@ -290,8 +292,7 @@ func (c *traceBlocks) prompt(ids []uint64, input int) []int {
 		if len(out) >= input {
 			break
 		}
-		b := c.block(h)
-		out = append(out, b[:min(len(b), input-len(out))]...)
+		out = append(out, c.block(h, min(c.chunkSize, input-len(out)))...)
 	}
 	return out
 }

@@ -212,6 +212,24 @@ func TestTimedTraceShortPromptsAndFarStart(t *testing.T) {
 	}
 }
 
+// A block is drawn only as far as the prompts need it: a huge chunk size
+// costs nothing, and a longer use of a block extends its shorter one.
+func TestTimedTraceDrawsBlocksAsNeeded(t *testing.T) {
+	path := writeTrace(t, `{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [9]}
+{"timestamp": 1, "input_length": 12, "output_length": 1, "hash_ids": [9]}
+`)
+	spec := traceSpec(path)
+	spec.ChunkHashSize = 1 << 30
+	reqs, err := buildTrace(t, spec, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := reqs[0].PromptTokens, reqs[1].PromptTokens
+	if len(a) != 5 || len(b) != 12 || !slices.Equal(a, b[:5]) {
+		t.Errorf("prompts %v and %v: want 5 and 12 tokens of the same block", a, b)
+	}
+}
+
 // Bad lines are refused with one line naming the file:line and what was
 // expected.
 func TestTimedTraceErrors(t *testing.T) {
