@@ -225,6 +225,48 @@ var argvDatasets = []*argvDataset{
 			"--disable-shuffle":                func(d scenario.Dataset) []string { return storeTrue(d.PrefixRepetition.DisableShuffle) },
 		},
 	},
+	{
+		name: "timed_trace",
+		dataset: func(n *namespace) scenario.Dataset {
+			return scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: n.datasetPath,
+				ChunkHashSize: int(n.traceChunkHashSize), SecMultiplier: n.traceSecMultiplier,
+				LabelTimestamp: n.traceLabelTimestamp, LabelInputLength: n.traceLabelInput,
+				LabelOutputLength: n.traceLabelOutput, LabelHashIDs: n.traceLabelIDs, SelfTimed: n.selfTimed}}
+		},
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":                func(d scenario.Dataset) []string { return []string{d.TimedTrace.Path} },
+			"--timed-trace-chunk-hash-size": func(d scenario.Dataset) []string { return nonDefault(d.TimedTrace.ChunkHashSize, 16) },
+			"--timed-trace-sec-multiplier": func(d scenario.Dataset) []string {
+				if d.TimedTrace.SecMultiplier == 1 {
+					return nil
+				}
+				return []string{formatFloat(d.TimedTrace.SecMultiplier)}
+			},
+			"--timed-trace-label-timestamp": func(d scenario.Dataset) []string { return nonDefaultString(d.TimedTrace.LabelTimestamp, "timestamp") },
+			"--timed-trace-label-input-length": func(d scenario.Dataset) []string {
+				return nonDefaultString(d.TimedTrace.LabelInputLength, "input_length")
+			},
+			"--timed-trace-label-output-length": func(d scenario.Dataset) []string {
+				return nonDefaultString(d.TimedTrace.LabelOutputLength, "output_length")
+			},
+			"--timed-trace-label-hash-ids": func(d scenario.Dataset) []string { return nonDefaultString(d.TimedTrace.LabelHashIDs, "hash_ids") },
+			"--self-timed": func(d scenario.Dataset) []string {
+				return storeTrue(d.TimedTrace.SelfTimed != nil && *d.TimedTrace.SelfTimed)
+			},
+			"--no-self-timed": func(d scenario.Dataset) []string {
+				return storeTrue(d.TimedTrace.SelfTimed != nil && !*d.TimedTrace.SelfTimed)
+			},
+		},
+	},
+}
+
+// nonDefaultString is the value of a string flag, nil at vLLM's default
+// def.
+func nonDefaultString(v, def string) []string {
+	if v == def {
+		return nil
+	}
+	return []string{v}
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def

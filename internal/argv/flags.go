@@ -82,6 +82,13 @@ type namespace struct {
 	// The prefix_repetition dataset's flags.
 	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
 
+	// The timed_trace dataset's flags; selfTimed is nil when neither
+	// --self-timed nor --no-self-timed is given.
+	traceChunkHashSize                                                    int64
+	traceSecMultiplier                                                    float64
+	traceLabelTimestamp, traceLabelInput, traceLabelOutput, traceLabelIDs string
+	selfTimed                                                             *bool
+
 	numPrompts              int64
 	requestRate, burstiness float64
 	probeRate               float64
@@ -122,6 +129,8 @@ func newNamespace() *namespace {
 		randomInputLen: 1024, randomOutputLen: 128,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128,
+		traceChunkHashSize: 16, traceSecMultiplier: 1, traceLabelTimestamp: "timestamp", traceLabelInput: "input_length",
+		traceLabelOutput: "output_length", traceLabelIDs: "hash_ids",
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
 		percentileMetrics: []string{"ttft", "tpot", "itl"}, metricPercentiles: []float64{99},
 		itlThresholds: "25,50",
@@ -213,8 +222,8 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path"},
-		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl)",
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.timed_trace.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; timed_trace: the JSONL trace)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
 	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample"},
 		help: "do not pad the sampled requests up to --num-prompts (custom)",
@@ -267,6 +276,25 @@ var flags = []*flagDef{
 	{name: "--prefix-repetition-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.prefix_repetition.output_len"},
 		help: "prefix_repetition dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepOutputLen })},
 
+	{name: "--timed-trace-chunk-hash-size", arity: arityOne, metavar: "INT", def: "16", paths: []string{"dataset.timed_trace.chunk_hash_size"},
+		help: "timed_trace: tokens each hash id stands for (512 in Mooncake's traces)", set: setInt(func(n *namespace) *int64 { return &n.traceChunkHashSize })},
+	{name: "--timed-trace-sec-multiplier", arity: arityOne, metavar: "FLOAT", def: "1", paths: []string{"dataset.timed_trace.sec_multiplier"},
+		help: "timed_trace: seconds per trace time unit (0.001 for Mooncake's milliseconds)", set: setFloat(func(n *namespace) *float64 { return &n.traceSecMultiplier })},
+	{name: "--timed-trace-label-timestamp", arity: arityOne, metavar: "STR", def: "timestamp", paths: []string{"dataset.timed_trace.label_timestamp"},
+		help: "timed_trace: JSON key of each line's timestamp", set: func(n *namespace, v []string) error { n.traceLabelTimestamp = v[0]; return nil }},
+	{name: "--timed-trace-label-input-length", arity: arityOne, metavar: "STR", def: "input_length", paths: []string{"dataset.timed_trace.label_input_length"},
+		help: "timed_trace: JSON key of each line's prompt length", set: func(n *namespace, v []string) error { n.traceLabelInput = v[0]; return nil }},
+	{name: "--timed-trace-label-output-length", arity: arityOne, metavar: "STR", def: "output_length", paths: []string{"dataset.timed_trace.label_output_length"},
+		help: "timed_trace: JSON key of each line's output length", set: func(n *namespace, v []string) error { n.traceLabelOutput = v[0]; return nil }},
+	{name: "--timed-trace-label-hash-ids", arity: arityOne, metavar: "STR", def: "hash_ids", paths: []string{"dataset.timed_trace.label_hash_ids"},
+		help: "timed_trace: JSON key of each line's prompt block hash ids", set: func(n *namespace, v []string) error { n.traceLabelIDs = v[0]; return nil }},
+	{name: "--self-timed", arity: arityZero, def: "None", paths: []string{"dataset.timed_trace.self_timed"},
+		help: "timed_trace: send each request at its trace time from the run start (the default for timed_trace)",
+		set:  func(n *namespace, _ []string) error { on := true; n.selfTimed = &on; return nil }},
+	{name: "--no-self-timed", arity: arityZero, def: "None", paths: []string{"dataset.timed_trace.self_timed"},
+		help: "timed_trace: ignore the trace times and draw arrivals from --request-rate and --burstiness",
+		set:  func(n *namespace, _ []string) error { off := false; n.selfTimed = &off; return nil }},
+
 	{name: "--num-prompts", arity: arityOne, metavar: "INT", def: "1000", paths: []string{"load.num_prompts"},
 		help: "number of requests", set: setInt(func(n *namespace) *int64 { return &n.numPrompts })},
 	{name: "--request-rate", arity: arityOne, metavar: "FLOAT", def: "inf", paths: []string{"load.request_rate"},
@@ -305,7 +333,7 @@ var flags = []*flagDef{
 	{name: "--repetition-penalty", arity: arityOne, metavar: "FLOAT", def: "None", paths: []string{"sampling.repetition_penalty"},
 		help: "repetition penalty", set: setFloatPtr(func(n *namespace) **float64 { return &n.repetitionPenalty })},
 	{name: "--ignore-eos", arity: arityZero, def: "False", paths: []string{"sampling.ignore_eos"},
-		help: "send ignore_eos (forced on for the random dataset, as vLLM does)",
+		help: "send ignore_eos (forced on for the random and timed_trace datasets, as vLLM does)",
 		set:  func(n *namespace, _ []string) error { n.ignoreEOS = true; return nil }},
 	{name: "--logprobs", arity: arityOne, metavar: "INT", def: "None", paths: []string{"sampling.logprobs"},
 		help: "completions payload logprobs", set: setIntPtr(func(n *namespace) **int64 { return &n.logprobs })},

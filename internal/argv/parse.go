@@ -258,6 +258,9 @@ func (p *parser) validate() error {
 	if n.datasetName == "burstgpt" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the burstgpt dataset needs --dataset-path (the BurstGPT CSV trace)")
 	}
+	if err := p.validateTimedTrace(); err != nil {
+		return err
+	}
 	if n.rampUpStrategy == "" {
 		for _, name := range []string{"--ramp-up-start-rps", "--ramp-up-end-rps"} {
 			if p.raw[name] != "" {

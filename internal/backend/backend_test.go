@@ -19,6 +19,7 @@ func TestPayload(t *testing.T) {
 	req := dataset.Request{Prompt: "hi <there>", PromptLen: 3, OutputLen: 5, ID: "p-0"}
 	lora := req
 	lora.Model = "sql-lora"
+	tokens := dataset.Request{PromptTokens: []int{17, 4, 99}, PromptLen: 3, OutputLen: 5, ID: "t-0"}
 	tests := []struct {
 		name string
 		cfg  Config
@@ -37,6 +38,9 @@ func TestPayload(t *testing.T) {
 			`{"model":"sql-lora","prompt":"hi <there>","repetition_penalty":1,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`, &lora},
 		{"chat with a LoRA module", Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m"},
 			`{"model":"sql-lora","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"max_completion_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, &lora},
+		// timed_trace's token-id prompts go as a list, as vLLM sends them.
+		{"completions with token ids", Config{Backend: "vllm", URL: "http://h/v1/completions", Model: "m", IgnoreEOS: true},
+			`{"model":"m","prompt":[17,4,99],"repetition_penalty":1,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`, &tokens},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +60,19 @@ func TestPayload(t *testing.T) {
 				t.Errorf("payload\n got %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// The chat API takes no token ids: a token-id prompt is refused before the
+// run.
+func TestChatRefusesTokenIDs(t *testing.T) {
+	c, err := New(Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Prepare([]dataset.Request{{PromptTokens: []int{1, 2}, PromptLen: 2, OutputLen: 1}}, true)
+	if err == nil || !strings.Contains(err.Error(), "only a completions backend (vllm or openai) can send") {
+		t.Errorf("Prepare = %v, want the token-id refusal", err)
 	}
 }
 

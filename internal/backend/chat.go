@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"errors"
+
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
 )
@@ -17,6 +19,9 @@ type chat struct{}
 // Payload builds vLLM's chat body, keys in vLLM's order: one user message
 // whose content is the prompt as a text part.
 func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if r.PromptTokens != nil {
+		return nil, errTokenPrompt
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
@@ -44,3 +49,7 @@ type contentPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
+
+// errTokenPrompt refuses a prompt of token ids, which the chat API cannot
+// take (vLLM refuses timed_trace with a chat backend too).
+var errTokenPrompt = errors.New("the prompt is a list of token ids (the timed_trace dataset), which only a completions backend (vllm or openai) can send")

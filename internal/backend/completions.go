@@ -19,9 +19,12 @@ type completions struct{}
 func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
-	if len(r.Prompts) > 0 {
+	switch {
+	case len(r.Prompts) > 0:
 		p.Set("prompt", r.Prompts) // a --random-batch-size group
-	} else {
+	case r.PromptTokens != nil:
+		p.Set("prompt", r.PromptTokens) // token ids (timed_trace), as vLLM sends them
+	default:
 		p.Set("prompt", r.Prompt)
 	}
 	p.Set("repetition_penalty", 1.0)

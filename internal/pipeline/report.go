@@ -156,7 +156,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		Probe:           out.Probe,
-		RPSChangeEvents: rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned),
+		RPSChangeEvents: rampUpEvents(sc, res, planned),
 		SpecDecode:      out.SpecDecode,
 		Diffusion:       out.Diffusion,
 		VBench:          env.Argv.vbenchObject(info),

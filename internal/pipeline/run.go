@@ -214,7 +214,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if pr.sideProbe, err = prepareProbe(sc, client, first); err != nil {
 		return nil, err
 	}
-	offsets, err := schedule.Offsets(scheduleSpec(sc), len(prepared), uint32(sc.Seed))
+	offsets, err := runOffsets(sc, reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +260,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
 	traffic.Profile = pr.profile(ctx, env, "/start_profile")
+	traffic.SelfTimed = selfTimed(sc)
 	obs.Traffic(traffic)
 	// vLLM scrapes /metrics after the traffic lines, before the clock
 	// starts.
@@ -279,7 +280,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 		SteadyState:       steady,
 	})
 	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, probeConns(firstWave(sc, len(prepared), maxConc), maxConc, pr.sideProbe != nil)); err != nil {
+	if err := client.Preconnect(ctx, probeConns(preconnectWave(sc, offsets, maxConc), maxConc, pr.sideProbe != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// Collect the dataset's garbage now rather than during the run.

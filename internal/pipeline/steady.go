@@ -11,10 +11,10 @@ import (
 
 // steadyOptions asks for the steady-state window of a closed-loop run
 // (vLLM's Rust client's steady_state): metrics.steady_state on, a
-// concurrency limit, request rate inf and no ramp-up. Nil for any other
-// run.
+// concurrency limit, request rate inf, no ramp-up and no trace replay
+// (a self-timed run's arrivals are the trace's). Nil for any other run.
 func steadyOptions(sc *scenario.Scenario, maxConc int) *metrics.SteadyOptions {
-	if !sc.Metrics.SteadyStateOn() || maxConc <= 0 || !sc.Load.RequestRate.IsInf() || sc.Load.RampUp != nil {
+	if !sc.Metrics.SteadyStateOn() || maxConc <= 0 || !sc.Load.RequestRate.IsInf() || sc.Load.RampUp != nil || selfTimed(sc) {
 		return nil
 	}
 	return &metrics.SteadyOptions{Target: maxConc, Percentiles: sc.Metrics.MetricPercentiles}

@@ -69,6 +69,10 @@ type Traffic struct {
 	// ProbeRate is the probe requests' rate (--probe-request-rate; 0:
 	// none).
 	ProbeRate float64
+	// SelfTimed reports a self-timed run (a timed_trace replayed at its
+	// timestamps): vLLM then prints one line in place of the rate,
+	// burstiness and concurrency lines.
+	SelfTimed bool
 }
 
 // Profiler is the outcome of a call of the server's profiler endpoints
@@ -145,6 +149,19 @@ func (c *Console) Traffic(t Traffic) {
 			fmt.Fprintln(w, "Profiler started")
 		}
 	}
+	if t.SelfTimed {
+		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
+	} else {
+		rateLines(w, t)
+	}
+	if t.ProbeRate > 0 {
+		fmt.Fprintf(w, "Probe request rate: %s req/s\n", PyFloatRepr(t.ProbeRate))
+	}
+}
+
+// rateLines prints vLLM's arrival-process lines: the rate (or the ramp-up),
+// the burstiness and the concurrency limit.
+func rateLines(w io.Writer, t Traffic) {
 	if r := t.RampUp; r != nil {
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", r.Strategy)
 		fmt.Fprintf(w, "Will increase RPS from %s to %s RPS over the duration of the benchmark.\n", pyNum(r.StartRPS), pyNum(r.EndRPS))
@@ -160,9 +177,6 @@ func (c *Console) Traffic(t Traffic) {
 		fmt.Fprintf(w, "Maximum request concurrency: %d\n", t.MaxConcurrency)
 	} else {
 		fmt.Fprintln(w, "Maximum request concurrency: None")
-	}
-	if t.ProbeRate > 0 {
-		fmt.Fprintf(w, "Probe request rate: %s req/s\n", PyFloatRepr(t.ProbeRate))
 	}
 }
 

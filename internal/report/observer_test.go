@@ -42,6 +42,15 @@ func TestConsoleObserver(t *testing.T) {
 		{"traffic with the profiler failed", false, func(o RunObserver) {
 			o.Traffic(Traffic{RequestRate: math.Inf(1), Burstiness: 1, Profile: ProfilerFailed})
 		}, "Starting main benchmark run...\nStarting profiler...\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: None\n", ""},
+		// A self-timed trace replay: one line instead of the rate, burstiness
+		// and concurrency lines, after the profiler's, as in vLLM.
+		{"self-timed traffic", false, func(o RunObserver) {
+			o.Traffic(Traffic{RequestRate: 5, Burstiness: 1, MaxConcurrency: 4, Profile: ProfilerOK, SelfTimed: true})
+		}, "Starting main benchmark run...\nStarting profiler...\nProfiler started\nSelf timing is set, using the timestamps from the trace file.\n", ""},
+		// The probe line is not one of the traffic lines a replay replaces.
+		{"self-timed traffic with probes", false, func(o RunObserver) {
+			o.Traffic(Traffic{RequestRate: 5, Burstiness: 1, SelfTimed: true, ProbeRate: 2})
+		}, "Starting main benchmark run...\nSelf timing is set, using the timestamps from the trace file.\nProbe request rate: 2.0 req/s\n", ""},
 		{"saved", false, func(o RunObserver) { o.Saved("r.json") }, "", "Result written to r.json\n"},
 		{"health on stdout", false, func(o RunObserver) { o.Health("Client health: x\n") }, "Client health: x\n", ""},
 		{"health on stderr", true, func(o RunObserver) { o.Health("Client health: x\n") }, "", "Client health: x\n"},

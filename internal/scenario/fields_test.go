@@ -116,6 +116,15 @@ var implemented = map[string]string{
 	"dataset.prefix_repetition.output_len":      "max tokens; testdata/script/dataset_prefix_repetition.txtar (total generated tokens)",
 	"dataset.prefix_repetition.disable_shuffle": "grouped by prefix; dataset/prefixrep_test.go (golden no_shuffle)",
 
+	"dataset.timed_trace.path":                "the JSONL trace; dataset/timedtrace_test.go (golden), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.chunk_hash_size":     "tokens per hash id; dataset/timedtrace_test.go (golden chunk4_ms, chunk16_seconds)",
+	"dataset.timed_trace.sec_multiplier":      "trace times in seconds; dataset/timedtrace_test.go (golden chunk4_ms), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_timestamp":     "JSON key; dataset/timedtrace_test.go (TestTimedTraceErrors), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_input_length":  "JSON key; dataset/timedtrace_test.go (TestTimedTraceErrors relabelled key missing)",
+	"dataset.timed_trace.label_output_length": "JSON key; testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_hash_ids":      "JSON key; testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.self_timed":          "trace-time schedule or the arrival process; pipeline/selftimed_test.go, testdata/script/dataset_timed_trace.txtar",
+
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
 	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
@@ -177,7 +186,7 @@ var implemented = map[string]string{
 var refusedKinds = []string{
 	"random_mm", "random_rerank",
 	"custom_image", "custom_audio", "hf",
-	"speed_bench", "timed_trace",
+	"speed_bench",
 }
 
 // Every leaf field of the schema is accounted for: implemented (listed

@@ -425,6 +425,10 @@ type TimedTraceDataset struct {
 	SelfTimed *bool `json:"self_timed,omitempty"`
 }
 
+// Replays reports whether the run sends each request at its trace time:
+// SelfTimed, which vLLM defaults to true for timed_trace.
+func (t *TimedTraceDataset) Replays() bool { return t.SelfTimed == nil || *t.SelfTimed }
+
 // Load is the request count, arrival process and concurrency.
 type Load struct {
 	// NumPrompts is the number of requests (--num-prompts); for the custom

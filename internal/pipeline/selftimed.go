@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/schedule"
+)
+
+// selfTimed reports whether the run replays its dataset's trace times
+// (vLLM's --self-timed, which it defaults to for timed_trace) instead of
+// drawing arrivals from load.request_rate and load.burstiness.
+func selfTimed(sc *scenario.Scenario) bool {
+	return sc.Dataset.TimedTrace != nil && sc.Dataset.TimedTrace.Replays()
+}
+
+// runOffsets is the run's schedule, one offset per request: each
+// request's trace time for a self-timed run (schedule.Replay: absolute,
+// not re-based), else the arrival process drawn as vLLM draws it. For a
+// timed_trace run that is not self-timed the gaps are drawn with seed 0,
+// whatever the scenario's seed: vLLM's TimedTrace reseeds NumPy's global
+// generator with its dataset seed, which --seed does not reach (0).
+func runOffsets(sc *scenario.Scenario, reqs []dataset.Request) ([]time.Duration, error) {
+	if !selfTimed(sc) {
+		seed := uint32(sc.Seed)
+		if sc.Dataset.TimedTrace != nil {
+			seed = 0
+		}
+		return schedule.Offsets(scheduleSpec(sc), len(reqs), seed)
+	}
+	times := make([]time.Duration, len(reqs))
+	for i := range reqs {
+		if !reqs[i].Timed {
+			return nil, fmt.Errorf("internal error: request %d of a self-timed run has no trace time", i)
+		}
+		times[i] = reqs[i].Time
+	}
+	return schedule.Replay(times)
+}
+
+// replayWave is how many requests a self-timed run sends in its first
+// second, plus one: the connections to open before the clock starts.
+func replayWave(offsets []time.Duration) int {
+	n := 0
+	for n < len(offsets) && offsets[n] < time.Second {
+		n++
+	}
+	return min(n+1, len(offsets))
+}
+
+// rampUpEvents is the result's rps_change_events: for a self-timed run
+// with a ramp-up, which vLLM does not apply (every request's rate is 0),
+// only the starting event; otherwise rpsChangeEvents.
+func rampUpEvents(sc *scenario.Scenario, res *run.Result, planned int) []report.RPSChangeEvent {
+	if r := sc.Load.RampUp; r != nil && selfTimed(sc) {
+		return []report.RPSChangeEvent{{RPS: int(r.StartRPS), Timestamp: py.Isoformat(res.Start.Local())}}
+	}
+	return rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned)
+}
+
+// preconnectWave is how many connections to open before the clock starts:
+// firstWave, and for a self-timed run at most the requests its trace
+// sends in the first second (plus one).
+func preconnectWave(sc *scenario.Scenario, offsets []time.Duration, maxConc int) int {
+	n := firstWave(sc, len(offsets), maxConc)
+	if selfTimed(sc) {
+		n = min(n, replayWave(offsets))
+	}
+	return n
+}
