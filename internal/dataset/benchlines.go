@@ -1,0 +1,109 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// benchFormat is the line format of a benchmark suite's JSONL file whose
+// lines each hold one prompt and a "category" (SpecBench, SPEED-Bench):
+// vLLM reads both the same way, a prompt per line, optionally of one
+// category only.
+type benchFormat struct {
+	// object describes a line, for errors: `an object with a "turns" list`.
+	object string
+	// categoryFlag is the flag of the category filter, for errors.
+	categoryFlag string
+	// prompt returns the prompt of a line (a JSON object), or an error
+	// saying what is wrong with it.
+	prompt func(obj map[string]json.RawMessage) (string, error)
+}
+
+// readBenchLines reads the JSON lines of r (the file name), each an object
+// of format f; blank lines are skipped. With category not "", only the
+// lines whose "category" is that string are kept, and only those need a
+// prompt, as in vLLM. The kept lines come in file order, as CustomLines
+// without output_tokens. Its errors are one line naming the file, the line
+// and what was expected; a category no line has is an error that lists the
+// file's categories.
+func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([]CustomLine, error) {
+	var lines []CustomLine
+	var categories []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
+	objects := 0
+	for n := 1; sc.Scan(); n++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		objects++
+		var obj map[string]json.RawMessage
+		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
+			if !json.Valid(b) {
+				return nil, fmt.Errorf("%s:%d: %w", name, n, invalidJSON(b))
+			}
+			return nil, fmt.Errorf("%s:%d: a JSON %s, expected %s", name, n, jsonKind(b), f.object)
+		}
+		if category != "" {
+			var c string
+			if raw, ok := obj["category"]; ok && json.Unmarshal(raw, &c) == nil && raw[0] == '"' {
+				if !slices.Contains(categories, c) {
+					categories = append(categories, c)
+				}
+			}
+			if c != category {
+				continue
+			}
+		}
+		prompt, err := f.prompt(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		lines = append(lines, CustomLine{Prompt: prompt, OutputTokens: -1, Line: n})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	switch {
+	case objects == 0:
+		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each %s", name, f.object)
+	case len(lines) == 0:
+		if len(categories) == 0 {
+			return nil, fmt.Errorf("%s: no line has \"category\" %q (%s): no line has a \"category\" string", name, category, f.categoryFlag)
+		}
+		slices.Sort(categories)
+		for i, c := range categories {
+			if q := strconv.Quote(c); q[1:len(q)-1] != c {
+				categories[i] = q // keep the error on one line
+			}
+		}
+		return nil, fmt.Errorf("%s: no line has \"category\" %q (%s): the file's categories are %s", name, category, f.categoryFlag, strings.Join(categories, ", "))
+	}
+	return lines, nil
+}
+
+// eager is the Requests sequence of a kind that builds every request
+// before yielding the first (a shuffle needs them all): build's error is
+// yielded once, else its requests in order.
+func eager(build func() ([]Request, error)) iter.Seq2[Request, error] {
+	return func(yield func(Request, error) bool) {
+		reqs, err := build()
+		if err != nil {
+			yield(Request{}, err)
+			return
+		}
+		for i := range reqs {
+			if !yield(reqs[i], nil) {
+				return
+			}
+		}
+	}
+}
