@@ -115,8 +115,6 @@ func formattable(s *scenario.Scenario) error {
 		return unsupportedFlag("load.probe_request_rate", "--probe-request-rate")
 	case o.PlotTimeline:
 		return unsupportedFlag("output.plot_timeline", "--plot-timeline")
-	case o.PlotDatasetStats:
-		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
 	case !slices.Equal(o.TimelineITLThresholds, []float64{25, 50}):
 		return unsupportedFlag("output.timeline_itl_thresholds", "--timeline-itl-thresholds")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
@@ -277,6 +275,8 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 		return pairs("output.metadata", o.Metadata)
 	case "--disable-tqdm":
 		return boolean(o.DisableTqdm), nil
+	case "--plot-dataset-stats":
+		return boolean(o.PlotDatasetStats), nil
 	}
 	return nil, fmt.Errorf("internal error: flag %s has no formatter", name)
 }

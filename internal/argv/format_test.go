@@ -38,6 +38,12 @@ func TestFormat(t *testing.T) {
 		{[]string{"--dataset-name", "burstgpt", "--dataset-path", "t.csv", "--seed", "3"}, "--seed 3 --dataset-name burstgpt --dataset-path t.csv"},
 		{[]string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-category", "math", "--output-len", "7", "--no-oversample", "--disable-shuffle"},
 			"--dataset-name spec_bench --dataset-path q.jsonl --no-oversample --disable-shuffle --spec-bench-output-len 7 --spec-bench-category math"},
+		{[]string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--speed-bench-config", "throughput_2k", "--speed-bench-category", "coding",
+			"--output-len", "7", "--speed-bench-output-len", "9", "--skip-chat-template", "--chat-template-kwargs", `{"a": 1}`, "--disable-shuffle"},
+			`--dataset-name speed_bench --dataset-path sb --skip-chat-template --disable-shuffle --speed-bench-dataset-subset throughput_2k --speed-bench-output-len 9 --speed-bench-category coding --chat-template-kwargs {"a":1}`},
+		{[]string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--speed-bench-dataset-subset", "qualitative", "--speed-bench-output-len", "4096"},
+			"--dataset-name speed_bench --dataset-path sb"},
+		{[]string{"--plot-dataset-stats", "--save-result"}, "--save-result --plot-dataset-stats"},
 		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
 		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {

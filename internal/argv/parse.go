@@ -246,6 +246,16 @@ func (p *parser) validate() error {
 	if n.datasetName == "spec_bench" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the spec_bench dataset needs --dataset-path (SpecBench's question.jsonl)")
 	}
+	if n.datasetName == "speed_bench" && n.datasetPath == "" {
+		return flagErr(p.raw["--dataset-name"], "the speed_bench dataset needs --dataset-path (the SPEED-Bench directory holding <subset>.jsonl files)")
+	}
+	if ds := argvDatasetNamed(n.datasetName); ds != nil && n.outputLen != nil && ds.outputLenPath == "" {
+		w := fmt.Sprintf("--output-len has no effect on the %s dataset (as in vllm bench serve)", n.datasetName)
+		if ds.ownOutputLen != "" {
+			w += ": its output length is " + ds.ownOutputLen
+		}
+		p.warnings = append(p.warnings, w)
+	}
 	if n.datasetName == "burstgpt" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the burstgpt dataset needs --dataset-path (the BurstGPT CSV trace)")
 	}
@@ -319,7 +329,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	o := &sc.Output
 	o.SaveResult, o.SaveDetailed, o.AppendResult, o.DisableTqdm = n.saveResult, n.saveDetailed, n.appendResult, n.disableTqdm
 	o.ResultDir, o.ResultFilename, o.Label, o.Metadata = n.resultDir, n.resultFilename, n.label, n.metadata
-	o.Overwrite = n.overwrite
+	o.Overwrite, o.PlotDatasetStats = n.overwrite, n.plotDatasetStats
 
 	sources := map[string]string{}
 	for _, name := range p.given {

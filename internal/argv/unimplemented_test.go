@@ -39,7 +39,6 @@ func TestFormatUnimplemented(t *testing.T) {
 		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Random.BatchSize = 4 }, "--random-batch-size"},
 		{"load.probe_request_rate", func(s *scenario.Scenario) { s.Load.ProbeRequestRate = 1 }, "--probe-request-rate"},
 		{"output.plot_timeline", func(s *scenario.Scenario) { s.Output.PlotTimeline = true }, "--plot-timeline"},
-		{"output.plot_dataset_stats", func(s *scenario.Scenario) { s.Output.PlotDatasetStats = true }, "--plot-dataset-stats"},
 		{"output.timeline_itl_thresholds", func(s *scenario.Scenario) { s.Output.TimelineITLThresholds = []float64{10, 20} }, "--timeline-itl-thresholds"},
 	} {
 		s := scenario.Default()

@@ -33,7 +33,6 @@ var unimplemented = []Unimplemented{
 	{"load.probe_request_rate", "--probe-request-rate", "probe requests are not implemented yet"},
 	{"output.plot_timeline", "--plot-timeline", "plots are not implemented yet"},
 	{"output.timeline_itl_thresholds", "--timeline-itl-thresholds", "plots (--plot-timeline) are not implemented yet"},
-	{"output.plot_dataset_stats", "--plot-dataset-stats", "plots are not implemented yet"},
 }
 
 // UnimplementedFields returns the schema fields vbench refuses because it
