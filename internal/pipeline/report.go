@@ -67,11 +67,7 @@ func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvM
 	if !o.SaveResult && !o.AppendResult {
 		return f
 	}
-	f.result = report.ResultFileName(report.FileNameInput{
-		Label: o.Label, Backend: sc.Target.Backend, RequestRate: float64(sc.Load.RequestRate),
-		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: modelID, Date: f.date, RampUp: f.ramp,
-		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
-	})
+	f.result = resultName(sc, f, modelID)
 	if o.Records && argv.extras() {
 		f.records = recordsPath(f.result)
 	}
@@ -116,6 +112,9 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ProfileStop:    profileStop,
 	})
 	o := sc.Output
+	if o.PlotDatasetStats {
+		writeDatasetStats(resultName(sc, files, tgt.modelID), sum, obs)
+	}
 	path, date, ramp := files.result, files.date, files.ramp
 	if path == "" {
 		return consoleErr
