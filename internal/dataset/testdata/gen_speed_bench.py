@@ -26,14 +26,12 @@ The tests only read speed_bench_golden.json; they never run Python.
 import io
 import json
 import os
-import random
 import sys
-from dataclasses import replace
 
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_files import WS, Req  # noqa: E402  (the same whitespace tokenizer and chat template)
+from gen_files import WS, custom_sample  # noqa: E402  (the same whitespace tokenizer and chat template)
 
 FIXTURES = {
     "qualitative": """\
@@ -61,7 +59,6 @@ FIXTURES = {
 def speed_bench(subset, n, output_len, category=None, disable_shuffle=False, no_oversample=False,
                 skip_chat_template=False, chat_template_kwargs=None, prefix=""):
     seed = 0  # BenchmarkDataset.DEFAULT_SEED: serve passes no random_seed
-    tok = WS()
     # SpeedBench.load_data (the directory check and the file name are the Go
     # side's: here the subset's text stands for <dir>/<subset>.jsonl)
     df = pd.read_json(path_or_buf=io.StringIO(FIXTURES[subset]), lines=True)
@@ -70,32 +67,9 @@ def speed_bench(subset, n, output_len, category=None, disable_shuffle=False, no_
     for _, row in df.iterrows():
         if (not category) or (category == row["category"]):
             data.append({"prompt": row["messages"][0]["content"]})
-    random.seed(seed)
-    if not disable_shuffle:
-        random.shuffle(data)
-    # CustomDataset.sample
-    if n <= 0:
-        n = len(data)
-    reqs = []
-    for i, item in enumerate(data):
-        if len(reqs) >= n:
-            break
-        prompt = item["prompt"]
-        if not skip_chat_template:
-            prompt = tok.apply_chat_template([{"role": "user", "content": prompt}],
-                                             add_generation_prompt=True, tokenize=False,
-                                             **(chat_template_kwargs or {}))
-        reqs.append(Req(prompt, len(tok(prompt).input_ids), output_len, prefix + str(i)))
-    # maybe_oversample_requests
-    if not no_oversample and len(reqs) < n:
-        random.seed(seed)
-        needed = n - len(reqs)
-        additional = [replace(random.choice(reqs), request_id=prefix + str(len(reqs) + i))
-                      for i in range(needed)]
-        reqs.extend(additional)
-    ids = [r.request_id for r in reqs]
-    assert len(ids) == len(set(ids))
-    return reqs
+    # the shuffle and CustomDataset.sample
+    return custom_sample(data, seed, n, output_len, WS(), skip_chat_template, chat_template_kwargs,
+                         disable_shuffle, no_oversample, prefix)
 
 
 def main():
