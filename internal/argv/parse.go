@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -218,11 +219,16 @@ func (p *parser) checkChoice(f *flagDef, vals []string) error {
 	return nil
 }
 
-// suggest returns the option closest to name when it is close enough to
-// be a typo (an edit distance of at most a quarter of its length), else "".
+// suggest returns the option (or alias) closest to name when it is close
+// enough to be a typo (an edit distance of at most a quarter of its
+// length), else "".
 func suggest(name string) string {
-	return typo.Closest(name, optionNames, len(name)/4)
+	return typo.Closest(name, suggestible, len(name)/4)
 }
+
+// suggestible are the names suggest chooses from: the options and the
+// aliases.
+var suggestible = append(slices.Clone(optionNames), slices.Sorted(maps.Keys(aliases))...)
 
 // validate applies the checks vLLM's main_async makes before running, with
 // one-line errors naming the flags.

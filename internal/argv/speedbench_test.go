@@ -52,6 +52,7 @@ func TestSpeedBenchConfigAlias(t *testing.T) {
 		{[]string{"--speed-bench-config", "throughput_4k"}, "--speed-bench-dataset-subset: invalid choice: 'throughput_4k' (choose from qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k)"},
 		{[]string{"--speed-bench-config"}, "--speed-bench-dataset-subset: expected one argument"},
 		{[]string{"--speed-bench"}, "--speed-bench: ambiguous option: could match --speed-bench-category, --speed-bench-dataset-subset, --speed-bench-output-len"},
+		{[]string{"--speed-bench-confg", "x"}, "unrecognized arguments: --speed-bench-confg x (did you mean --speed-bench-config?)"},
 	} {
 		_, err := Parse(append(slices.Clone(base), tc.args...), Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -132,5 +133,23 @@ func TestDatasetStatsPNG(t *testing.T) {
 		if _, err := DatasetStatsPNG(bad[0], bad[1]); err == nil {
 			t.Errorf("DatasetStatsPNG(%v, %v) did not fail", bad[0], bad[1])
 		}
+	}
+}
+
+// The figure is drawn after the run, off the request path; this measures
+// what it adds to the end of a large run.
+func BenchmarkDatasetStatsPNG(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		prompt, output := make([]int, n), make([]int, n)
+		for i := range n {
+			prompt[i], output[i] = 100+(i*7919)%4000, 1+(i*104729)%1000
+		}
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DatasetStatsPNG(prompt, output); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
