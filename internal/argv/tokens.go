@@ -219,10 +219,10 @@ func exactOption(tok string) (string, bool) {
 var negativeNumber = regexp.MustCompile(`^-\.?[0-9]`)
 
 // classify classifies tok as argparse's _parse_optional does: exact option
-// names (or aliases, see aliases), NAME=VALUE, unambiguous prefixes of long options (an ambiguous one
-// is an error), "-h" followed by text, then negative numbers and tokens
-// with spaces as values, anything else starting with "-" as an unknown
-// option.
+// names (or aliases, see aliases), NAME=VALUE, unambiguous prefixes of long
+// options (an ambiguous one is an error), "-h" followed by text, then
+// negative numbers and tokens with spaces as values, anything else
+// starting with "-" as an unknown option.
 func classify(tok string) (token, error) {
 	t := token{kind: tokValue, text: tok}
 	if tok == "" || tok[0] != '-' {

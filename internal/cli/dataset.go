@@ -130,11 +130,13 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string) error {
 		fmt.Fprintf(p.Stdout, "exported %d requests to %s\n", len(reqs), export)
 	}
 	if plot != "" {
-		data := st.svg(kind)
+		var data []byte
 		if strings.EqualFold(filepath.Ext(plot), ".png") {
 			if data, err = datasetStatsPNG(reqs); err != nil {
 				return failErr(fmt.Errorf("--plot %s: %w", plot, err))
 			}
+		} else {
+			data = st.svg(kind)
 		}
 		if err := atomicfile.WriteFile(plot, data, 0o644); err != nil {
 			return failErr(fmt.Errorf("--plot %s: %w", plot, err))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,22 +87,4 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([
 		return nil, fmt.Errorf("%s: no line has \"category\" %q (%s): the file's categories are %s", name, category, f.categoryFlag, strings.Join(categories, ", "))
 	}
 	return lines, nil
-}
-
-// eager is the Requests sequence of a kind that builds every request
-// before yielding the first (a shuffle needs them all): build's error is
-// yielded once, else its requests in order.
-func eager(build func() ([]Request, error)) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := build()
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
 }
