@@ -29,15 +29,13 @@ type benchFormat struct {
 // of format f; blank lines are skipped. With category not "", only the
 // lines whose "category" is that string are kept, and only those need a
 // prompt, as in vLLM. The kept lines come in file order, as CustomLines
-// without output_tokens. Its errors are one line naming the file, the line
-// and what was expected; a category no line has is an error that lists the
-// file's categories.
-func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([]CustomLine, error) {
-	var lines []CustomLine
+// without output_tokens; objects is the number of lines read, kept or not.
+// Its errors are one line naming the file, the line and what was expected;
+// a category no line has is an error that lists the file's categories.
+func readBenchLines(name string, r io.Reader, category string, f benchFormat) (lines []CustomLine, objects int, err error) {
 	var categories []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-	objects := 0
 	for n := 1; sc.Scan(); n++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
@@ -47,9 +45,9 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([
 		var obj map[string]json.RawMessage
 		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
 			if !json.Valid(b) {
-				return nil, fmt.Errorf("%s:%d: %w", name, n, invalidJSON(b))
+				return nil, 0, fmt.Errorf("%s:%d: %w", name, n, invalidJSON(b))
 			}
-			return nil, fmt.Errorf("%s:%d: a JSON %s, expected %s", name, n, jsonKind(b), f.object)
+			return nil, 0, fmt.Errorf("%s:%d: a JSON %s, expected %s", name, n, jsonKind(b), f.object)
 		}
 		if category != "" {
 			var c string
@@ -64,19 +62,19 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([
 		}
 		prompt, err := f.prompt(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			return nil, 0, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		lines = append(lines, CustomLine{Prompt: prompt, OutputTokens: -1, Line: n})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	switch {
 	case objects == 0:
-		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each %s", name, f.object)
+		return nil, 0, fmt.Errorf("%s: the file is empty: expected JSON lines, each %s", name, f.object)
 	case len(lines) == 0:
 		if len(categories) == 0 {
-			return nil, fmt.Errorf("%s: no line has \"category\" %q (%s): no line has a \"category\" string", name, category, f.categoryFlag)
+			return nil, 0, fmt.Errorf("%s: no line has \"category\" %q (%s): no line has a \"category\" string", name, category, f.categoryFlag)
 		}
 		slices.Sort(categories)
 		for i, c := range categories {
@@ -84,7 +82,18 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) ([
 				categories[i] = q // keep the error on one line
 			}
 		}
-		return nil, fmt.Errorf("%s: no line has \"category\" %q (%s): the file's categories are %s", name, category, f.categoryFlag, strings.Join(categories, ", "))
+		return nil, 0, fmt.Errorf("%s: no line has \"category\" %q (%s): the file's categories are %s", name, category, f.categoryFlag, strings.Join(categories, ", "))
 	}
-	return lines, nil
+	return lines, objects, nil
+}
+
+// benchCounts is what a suite's category filter counted, for Env.Counts:
+// the objects read, those outside the category, and the copies
+// oversampling added to the kept lines to make reqs. Without a category
+// nothing is filtered.
+func benchCounts(category string, objects, kept int, reqs []Request) Counts {
+	if category == "" {
+		return Counts{}
+	}
+	return Counts{Filtered: true, Examined: objects, Dropped: objects - kept, Oversampled: len(reqs) - min(kept, len(reqs))}
 }

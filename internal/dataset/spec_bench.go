@@ -43,7 +43,11 @@ func newSpecBenchSource(spec scenario.Dataset) (Source, error) {
 // first request: the shuffle needs them all.
 func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return eager(func() ([]Request, error) {
-		return SpecBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+		reqs, counts, err := specBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+		if env.Counts != nil && counts.Filtered {
+			*env.Counts = counts
+		}
+		return reqs, err
 	})
 }
 
@@ -60,15 +64,22 @@ func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reques
 // --skip-chat-template on); spec.SkipChatTemplate, a scenario field, sends
 // the raw first turns instead. Lines vLLM logs go to logw.
 func SpecBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+	reqs, _, err := specBench(ctx, spec, numPrompts, tok, idPrefix, logw)
+	return reqs, err
+}
+
+// specBench is SpecBench, with what its category filter counted.
+func specBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	lines, err := ReadSpecBenchFile(spec.Path, spec.Category)
+	lines, objects, err := readSpecBenchFile(spec.Path, spec.Category)
 	if err != nil {
-		return nil, err
+		return nil, Counts{}, err
 	}
 	custom := scenario.CustomDataset{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
-	return customRequests(ctx, lines, custom, nil, numPrompts, specBenchSeed, tok, idPrefix, logw)
+	reqs, err := customRequests(ctx, lines, custom, nil, numPrompts, specBenchSeed, tok, idPrefix, logw)
+	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err
 }
 
 // ReadSpecBenchFile reads a SpecBench file (Spec-Bench's question.jsonl):
@@ -81,15 +92,21 @@ func SpecBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts i
 // expected; a category no line has is an error that lists the file's
 // categories.
 func ReadSpecBenchFile(path, category string) ([]CustomLine, error) {
+	lines, _, err := readSpecBenchFile(path, category)
+	return lines, err
+}
+
+// readSpecBenchFile is ReadSpecBenchFile, with the number of lines read.
+func readSpecBenchFile(path, category string) ([]CustomLine, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	return readSpecBench(path, f, category)
 }
 
-func readSpecBench(name string, r io.Reader, category string) ([]CustomLine, error) {
+func readSpecBench(name string, r io.Reader, category string) ([]CustomLine, int, error) {
 	return readBenchLines(name, r, category, specBenchFormat)
 }
 

@@ -56,7 +56,11 @@ func newSpeedBenchSource(spec scenario.Dataset) (Source, error) {
 // first request: the shuffle needs them all.
 func (s speedBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return eager(func() ([]Request, error) {
-		return SpeedBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+		reqs, counts, err := speedBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+		if env.Counts != nil && counts.Filtered {
+			*env.Counts = counts
+		}
+		return reqs, err
 	})
 }
 
@@ -72,20 +76,27 @@ func (s speedBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reque
 // length of the sent text with special tokens, and the oversampling unless
 // spec.NoOversample. Lines vLLM logs go to logw.
 func SpeedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+	reqs, _, err := speedBench(ctx, spec, numPrompts, tok, idPrefix, logw)
+	return reqs, err
+}
+
+// speedBench is SpeedBench, with what its category filter counted.
+func speedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
 	kwargs, err := chatKwargs(spec.ChatTemplateKwargs)
 	if err != nil {
-		return nil, fmt.Errorf("chat_template_kwargs: %w", err)
+		return nil, Counts{}, fmt.Errorf("chat_template_kwargs: %w", err)
 	}
-	lines, file, err := ReadSpeedBenchDir(spec.Path, spec.Subset, spec.Category)
+	lines, file, objects, err := readSpeedBenchDir(spec.Path, spec.Subset, spec.Category)
 	if err != nil {
-		return nil, err
+		return nil, Counts{}, err
 	}
 	custom := scenario.CustomDataset{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
 	custom.Path = file // templating errors name the subset file and line
-	return customRequests(ctx, lines, custom, kwargs, numPrompts, speedBenchSeed, tok, idPrefix, logw)
+	reqs, err := customRequests(ctx, lines, custom, kwargs, numPrompts, speedBenchSeed, tok, idPrefix, logw)
+	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err
 }
 
 // ReadSpeedBenchDir reads the SPEED-Bench file of subset in the directory
@@ -98,24 +109,30 @@ func SpeedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts
 // A dir that is not a directory, or lacks the subset's file, is an error
 // that says what the directory holds.
 func ReadSpeedBenchDir(dir, subset, category string) ([]CustomLine, string, error) {
+	lines, file, _, err := readSpeedBenchDir(dir, subset, category)
+	return lines, file, err
+}
+
+// readSpeedBenchDir is ReadSpeedBenchDir, with the number of lines read.
+func readSpeedBenchDir(dir, subset, category string) (lines []CustomLine, file string, objects int, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, "", fmt.Errorf("--dataset-path %s: %w (expected the SPEED-Bench directory holding <subset>.jsonl files)", dir, errors.Unwrap(err))
+		return nil, "", 0, fmt.Errorf("--dataset-path %s: %w (expected the SPEED-Bench directory holding <subset>.jsonl files)", dir, errors.Unwrap(err))
 	}
 	if !st.IsDir() {
-		return nil, "", fmt.Errorf("--dataset-path %s is not a directory: SPEED-Bench is a directory holding <subset>.jsonl files (NVIDIA NeMo Skills' speed-bench prepare.py writes it)", dir)
+		return nil, "", 0, fmt.Errorf("--dataset-path %s is not a directory: SPEED-Bench is a directory holding <subset>.jsonl files (NVIDIA NeMo Skills' speed-bench prepare.py writes it)", dir)
 	}
-	file := filepath.Join(dir, subset+".jsonl")
+	file = filepath.Join(dir, subset+".jsonl")
 	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("%s: no such file: --speed-bench-dataset-subset %s reads %s.jsonl in --dataset-path %s, %s", file, subset, subset, dir, subsetsIn(dir))
+		return nil, "", 0, fmt.Errorf("%s: no such file: --speed-bench-dataset-subset %s reads %s.jsonl in --dataset-path %s, %s", file, subset, subset, dir, subsetsIn(dir))
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	defer f.Close()
-	lines, err := readSpeedBench(file, f, category)
-	return lines, file, err
+	lines, objects, err = readSpeedBench(file, f, category)
+	return lines, file, objects, err
 }
 
 // subsetsIn says which subset files dir holds, for an error.
@@ -132,7 +149,7 @@ func subsetsIn(dir string) string {
 	return "which holds the subsets " + strings.Join(have, ", ")
 }
 
-func readSpeedBench(name string, r io.Reader, category string) ([]CustomLine, error) {
+func readSpeedBench(name string, r io.Reader, category string) ([]CustomLine, int, error) {
 	return readBenchLines(name, r, category, speedBenchFormat)
 }
 

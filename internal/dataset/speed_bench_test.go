@@ -98,7 +98,7 @@ func TestSpeedBenchFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := readSpeedBench("q.jsonl", strings.NewReader(tt.file), tt.category)
+			_, _, err := readSpeedBench("q.jsonl", strings.NewReader(tt.file), tt.category)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
@@ -106,10 +106,36 @@ func TestSpeedBenchFileErrors(t *testing.T) {
 	}
 	// The first message is the prompt whatever its role, and lines outside
 	// the category need no prompt, as in vLLM.
-	lines, err := readSpeedBench("q.jsonl", strings.NewReader(`{"category": "qa"}`+"\n"+
+	lines, objects, err := readSpeedBench("q.jsonl", strings.NewReader(`{"category": "qa"}`+"\n"+
 		`{"category": "math", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "b"}]}`), "math")
-	if err != nil || len(lines) != 1 || lines[0].Prompt != "be brief" || lines[0].Line != 2 {
-		t.Fatalf("lines %+v, error %v", lines, err)
+	if err != nil || len(lines) != 1 || lines[0].Prompt != "be brief" || lines[0].Line != 2 || objects != 2 {
+		t.Fatalf("lines %+v of %d, error %v", lines, objects, err)
+	}
+}
+
+// vbench dataset reports what the category filter dropped, and the copies
+// oversampling added; without a category nothing is filtered.
+func TestSpeedBenchCounts(t *testing.T) {
+	dir := writeSpeedBenchDir(t, map[string]string{"qualitative": `{"category": "qa", "messages": [{"content": "a"}]}` + "\n\n" +
+		`{"category": "math", "messages": [{"content": "b"}]}` + "\n" + `{"category": "qa", "messages": [{"content": "c"}]}` + "\n"})
+	for _, tt := range []struct {
+		category string
+		n        int
+		want     Counts
+	}{
+		{"", 5, Counts{Examined: -1}}, // left alone
+		{"qa", 5, Counts{Filtered: true, Examined: 3, Dropped: 1, Oversampled: 3}},
+		{"qa", 1, Counts{Filtered: true, Examined: 3, Dropped: 1}},
+		{"math", 0, Counts{Filtered: true, Examined: 3, Dropped: 2}},
+	} {
+		counts := Counts{Examined: -1}
+		spec := scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{FileOptions: scenario.FileOptions{Path: dir}, Subset: "qualitative", OutputLen: 2, Category: tt.category}}
+		if _, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: tt.n, Counts: &counts}); err != nil {
+			t.Fatal(err)
+		}
+		if counts != tt.want {
+			t.Errorf("category %q, %d prompts: counts %+v, want %+v", tt.category, tt.n, counts, tt.want)
+		}
 	}
 }
 
@@ -194,7 +220,7 @@ func FuzzReadSpeedBench(f *testing.F) {
 	f.Add(`{"messages": [null]}`, "")
 	f.Add(`{"messages": [[]]}`+"\n"+`{"messages": {}}`, "x")
 	f.Fuzz(func(t *testing.T, s, category string) {
-		lines, err := readSpeedBench("f.jsonl", strings.NewReader(s), category)
+		lines, objects, err := readSpeedBench("f.jsonl", strings.NewReader(s), category)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q is not one line naming the file", err)
@@ -210,6 +236,9 @@ func FuzzReadSpeedBench(f *testing.F) {
 				t.Fatalf("line %+v after line %d", l, prev)
 			}
 			prev = l.Line
+		}
+		if objects < len(lines) || objects > strings.Count(s, "\n")+1 {
+			t.Fatalf("%d objects read for %d lines kept", objects, len(lines))
 		}
 	})
 }
