@@ -139,7 +139,7 @@ func TestDatasetStatsPNG(t *testing.T) {
 // The figure is drawn after the run, off the request path; this measures
 // what it adds to the end of a large run.
 func BenchmarkDatasetStatsPNG(b *testing.B) {
-	for _, n := range []int{1000, 100000} {
+	for _, n := range []int{1000, 100000, 1000000} {
 		prompt, output := make([]int, n), make([]int, n)
 		for i := range n {
 			prompt[i], output[i] = 100+(i*7919)%4000, 1+(i*104729)%1000
