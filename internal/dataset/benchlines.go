@@ -34,20 +34,14 @@ type benchFormat struct {
 // a category no line has is an error that lists the file's categories.
 func readBenchLines(name string, r io.Reader, category string, f benchFormat) (lines []CustomLine, objects int, err error) {
 	var categories []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = eachLine(name, r, func(n int, b []byte) error {
 		objects++
 		var obj map[string]json.RawMessage
 		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
 			if !json.Valid(b) {
-				return nil, 0, fmt.Errorf("%s:%d: %w", name, n, invalidJSON(b))
+				return invalidJSON(b)
 			}
-			return nil, 0, fmt.Errorf("%s:%d: a JSON %s, expected %s", name, n, jsonKind(b), f.object)
+			return fmt.Errorf("a JSON %s, expected %s", jsonKind(b), f.object)
 		}
 		if category != "" {
 			var c string
@@ -57,17 +51,18 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) (l
 				}
 			}
 			if c != category {
-				continue
+				return nil
 			}
 		}
 		prompt, err := f.prompt(obj)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s:%d: %w", name, n, err)
+			return err
 		}
 		lines = append(lines, CustomLine{Prompt: prompt, OutputTokens: -1, Line: n})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	switch {
 	case objects == 0:
@@ -85,6 +80,27 @@ func readBenchLines(name string, r io.Reader, category string, f benchFormat) (l
 		return nil, 0, fmt.Errorf("%s: no line has \"category\" %q (%s): the file's categories are %s", name, category, f.categoryFlag, strings.Join(categories, ", "))
 	}
 	return lines, objects, nil
+}
+
+// eachLine calls f with the number (from 1) and the bytes, trimmed, of
+// each line of r (the file name) that is not blank, until f fails: f's
+// error, prefixed with the file and line, or the reader's, with the file.
+func eachLine(name string, r io.Reader, f func(n int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if err := f(n, b); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // benchCounts is what a suite's category filter counted, for Env.Counts:

@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,22 +87,17 @@ func ReadCustomFile(path string) ([]CustomLine, error) {
 
 func readCustom(name string, r io.Reader) ([]CustomLine, error) {
 	var lines []CustomLine
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachLine(name, r, func(n int, b []byte) error {
 		l, err := parseCustomLine(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			return err
 		}
 		l.Line = n
 		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each an object with a \"prompt\" string", name)
