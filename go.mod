@@ -15,6 +15,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/image v0.46.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 )

@@ -23,6 +23,10 @@ type argvDataset struct {
 	// --input-len and --output-len set for this kind ("" for none), as
 	// vLLM maps those general flags to the kind's own.
 	inputLenPath, outputLenPath string
+	// ownOutputLen is the kind's own output-length flag when --output-len
+	// does not set it (vLLM's sonnet and speed_bench), for the warning
+	// that --output-len has no effect.
+	ownOutputLen string
 	// formattable reports why a dataset of this kind has no vllm bench
 	// serve form (nil: it has one); nil means always formattable.
 	formattable func(d scenario.Dataset) error
@@ -78,9 +82,7 @@ var argvDatasets = []*argvDataset{
 			if n.outputLen != nil {
 				c.OutputLen = int(*n.outputLen)
 			}
-			if n.chatTemplateKwargs != nil {
-				c.ChatTemplateKwargs, _ = json.Marshal(n.chatTemplateKwargs)
-			}
+			c.ChatTemplateKwargs = n.kwargsJSON()
 			return scenario.Dataset{Custom: c}
 		},
 		outputLenPath: "dataset.custom.output_len",
@@ -94,25 +96,12 @@ var argvDatasets = []*argvDataset{
 			return nil
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":       func(d scenario.Dataset) []string { return []string{d.Custom.Path} },
-			"--no-oversample":      func(d scenario.Dataset) []string { return storeTrue(d.Custom.NoOversample) },
-			"--disable-shuffle":    func(d scenario.Dataset) []string { return storeTrue(d.Custom.DisableShuffle) },
-			"--skip-chat-template": func(d scenario.Dataset) []string { return storeTrue(d.Custom.SkipChatTemplate) },
-			"--custom-output-len":  func(d scenario.Dataset) []string { return nonDefault(d.Custom.OutputLen, 256) },
-			"--chat-template-kwargs": func(d scenario.Dataset) []string {
-				if len(d.Custom.ChatTemplateKwargs) == 0 || string(d.Custom.ChatTemplateKwargs) == "null" {
-					return nil
-				}
-				var v any
-				if err := json.Unmarshal(d.Custom.ChatTemplateKwargs, &v); err != nil {
-					return []string{string(d.Custom.ChatTemplateKwargs)}
-				}
-				j, err := compactJSON(v)
-				if err != nil {
-					return []string{string(d.Custom.ChatTemplateKwargs)}
-				}
-				return []string{j}
-			},
+			"--dataset-path":         func(d scenario.Dataset) []string { return []string{d.Custom.Path} },
+			"--no-oversample":        func(d scenario.Dataset) []string { return storeTrue(d.Custom.NoOversample) },
+			"--disable-shuffle":      func(d scenario.Dataset) []string { return storeTrue(d.Custom.DisableShuffle) },
+			"--skip-chat-template":   func(d scenario.Dataset) []string { return storeTrue(d.Custom.SkipChatTemplate) },
+			"--custom-output-len":    func(d scenario.Dataset) []string { return nonDefault(d.Custom.OutputLen, 256) },
+			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(d.Custom.ChatTemplateKwargs) },
 		},
 	},
 	{
@@ -121,6 +110,7 @@ var argvDatasets = []*argvDataset{
 			return scenario.Dataset{Sonnet: &scenario.SonnetDataset{Path: n.datasetPath, InputLen: int(n.sonnetInputLen),
 				OutputLen: int(n.sonnetOutputLen), PrefixLen: int(n.sonnetPrefixLen)}}
 		},
+		ownOutputLen: "--sonnet-output-len",
 		formattable: func(d scenario.Dataset) error {
 			if d.Sonnet.Path == "" {
 				return &Error{Flag: "dataset.sonnet.path", Msg: "vllm bench serve needs --dataset-path for sonnet (vbench embeds vLLM's benchmarks/sonnet.txt; give its path)"}
@@ -195,6 +185,39 @@ var argvDatasets = []*argvDataset{
 				}
 				return []string{d.SpecBench.Category}
 			},
+		},
+	},
+	{
+		// vLLM's serve gives speed_bench its own output length:
+		// --output-len does not override it (no outputLenPath).
+		name: "speed_bench",
+		dataset: func(n *namespace) scenario.Dataset {
+			return scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{
+				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				Subset:      n.speedBenchSubset, OutputLen: int(n.speedBenchOutputLen), Category: n.speedBenchCategory,
+				SkipChatTemplate: n.skipChatTemplate, ChatTemplateKwargs: n.kwargsJSON(),
+			}}
+		},
+		ownOutputLen: "--speed-bench-output-len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":       func(d scenario.Dataset) []string { return []string{d.SpeedBench.Path} },
+			"--no-oversample":      func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.NoOversample) },
+			"--disable-shuffle":    func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.DisableShuffle) },
+			"--skip-chat-template": func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.SkipChatTemplate) },
+			"--speed-bench-dataset-subset": func(d scenario.Dataset) []string {
+				if d.SpeedBench.Subset == "qualitative" {
+					return nil
+				}
+				return []string{d.SpeedBench.Subset}
+			},
+			"--speed-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(d.SpeedBench.OutputLen, 4096) },
+			"--speed-bench-category": func(d scenario.Dataset) []string {
+				if d.SpeedBench.Category == "" {
+					return nil
+				}
+				return []string{d.SpeedBench.Category}
+			},
+			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(d.SpeedBench.ChatTemplateKwargs) },
 		},
 	},
 	{
@@ -276,6 +299,33 @@ func nonDefault(v, def int) []string {
 		return nil
 	}
 	return []string{strconv.Itoa(v)}
+}
+
+// kwargsValues is the value of --chat-template-kwargs for a dataset's
+// chat_template_kwargs: its compact JSON, nil when it has none.
+func kwargsValues(raw json.RawMessage) []string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return []string{string(raw)}
+	}
+	j, err := compactJSON(v)
+	if err != nil {
+		return []string{string(raw)}
+	}
+	return []string{j}
+}
+
+// kwargsJSON is --chat-template-kwargs as a dataset's
+// chat_template_kwargs: its JSON, nil when not given.
+func (n *namespace) kwargsJSON() json.RawMessage {
+	if n.chatTemplateKwargs == nil {
+		return nil
+	}
+	b, _ := json.Marshal(n.chatTemplateKwargs)
+	return b
 }
 
 // storeTrue is the values of a store_true flag: set (empty, non-nil) or

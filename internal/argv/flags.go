@@ -78,6 +78,8 @@ type namespace struct {
 	sonnetInputLen, sonnetOutputLen, sonnetPrefixLen int64
 	specBenchOutputLen                               int64
 	specBenchCategory                                string
+	speedBenchSubset, speedBenchCategory             string
+	speedBenchOutputLen                              int64
 
 	// The prefix_repetition dataset's flags.
 	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
@@ -107,6 +109,7 @@ type namespace struct {
 	goodput           map[string]float64
 
 	saveResult, saveDetailed, appendResult, disableTqdm bool
+	plotDatasetStats                                    bool
 	overwrite                                           bool
 	resultDir, resultFilename, label                    string
 	metadata                                            scenario.Metadata
@@ -128,6 +131,7 @@ func newNamespace() *namespace {
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
+		speedBenchSubset: "qualitative", speedBenchOutputLen: 4096,
 		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128,
 		traceChunkHashSize: 16, traceSecMultiplier: 1, traceLabelTimestamp: "timestamp", traceLabelInput: "input_length",
 		traceLabelOutput: "output_length", traceLabelIDs: "hash_ids",
@@ -159,6 +163,9 @@ func SetImplementedBackends(names []string) {
 // datasetNames are vLLM's --dataset-name choices in registration order.
 var datasetNames = []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank",
 	"hf", "custom", "custom_audio", "custom_image", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}
+
+// speedBenchSubsets are vLLM's --speed-bench-dataset-subset choices.
+var speedBenchSubsets = []string{"qualitative", "throughput_1k", "throughput_2k", "throughput_8k", "throughput_16k", "throughput_32k"}
 
 // percentileMetricNames are the metrics --percentile-metrics accepts, in
 // the order vLLM reports them.
@@ -222,17 +229,17 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.timed_trace.path"},
-		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; timed_trace: the JSONL trace)",
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.speed_bench.path", "dataset.timed_trace.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; speed_bench: the SPEED-Bench directory of <subset>.jsonl files; timed_trace: the JSONL trace)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample"},
-		help: "do not pad the sampled requests up to --num-prompts (custom)",
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.speed_bench.no_oversample"},
+		help: "do not pad the sampled requests up to --num-prompts (custom, sharegpt, spec_bench, speed_bench)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
-	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
-		help: "send prompts without the tokenizer's chat template (custom)",
+	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template", "dataset.speed_bench.skip_chat_template"},
+		help: "send prompts without the tokenizer's chat template (custom, speed_bench)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle"},
-		help: "keep the file's order (custom, sharegpt, spec_bench), or the requests grouped by prefix (prefix_repetition)",
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.speed_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle"},
+		help: "keep the file's order (custom, sharegpt, spec_bench, speed_bench), or the requests grouped by prefix (prefix_repetition)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
 		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
@@ -254,7 +261,7 @@ var flags = []*flagDef{
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
 	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len"},
-		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --spec-bench-output-len and --prefix-repetition-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
 	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
 		help: "sharegpt: send the prompt as chat messages with content parts",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
@@ -266,6 +273,15 @@ var flags = []*flagDef{
 	{name: "--spec-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.spec_bench.category"},
 		help: "spec_bench: keep only this category (default: all)",
 		set:  func(n *namespace, v []string) error { n.specBenchCategory = v[0]; return nil }},
+	{name: "--speed-bench-dataset-subset", arity: arityOne, metavar: "STR", def: "qualitative", choices: speedBenchSubsets,
+		paths: []string{"dataset.speed_bench.subset"},
+		help:  "speed_bench: the subset, the file <subset>.jsonl of --dataset-path (also spelt --speed-bench-config, as vLLM's Rust client does)",
+		set:   func(n *namespace, v []string) error { n.speedBenchSubset = v[0]; return nil }},
+	{name: "--speed-bench-output-len", arity: arityOne, metavar: "INT", def: "4096", paths: []string{"dataset.speed_bench.output_len"},
+		help: "speed_bench: output length in tokens (--output-len does not change it, as in vLLM)", set: setInt(func(n *namespace) *int64 { return &n.speedBenchOutputLen })},
+	{name: "--speed-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.speed_bench.category"},
+		help: "speed_bench: keep only this category (default: all)",
+		set:  func(n *namespace, v []string) error { n.speedBenchCategory = v[0]; return nil }},
 
 	{name: "--prefix-repetition-prefix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.prefix_len"},
 		help: "prefix_repetition dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepPrefixLen })},
@@ -339,8 +355,8 @@ var flags = []*flagDef{
 		help: "completions payload logprobs", set: setIntPtr(func(n *namespace) **int64 { return &n.logprobs })},
 	{name: "--extra-body", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"sampling.extra_body"},
 		help: "JSON object merged into every payload, over the sampling flags", set: setExtraBody},
-	{name: "--chat-template-kwargs", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"dataset.custom.chat_template_kwargs"},
-		help: "JSON object of variables for the client-side chat template (custom)", set: setChatTemplateKwargs},
+	{name: "--chat-template-kwargs", arity: arityOne, metavar: "JSON", def: "None", paths: []string{"dataset.custom.chat_template_kwargs", "dataset.speed_bench.chat_template_kwargs"},
+		help: "JSON object of variables for the client-side chat template (custom, speed_bench)", set: setChatTemplateKwargs},
 
 	{name: "--percentile-metrics", arity: arityOne, metavar: "STR", def: "ttft,tpot,itl",
 		paths: []string{"metrics.percentile_metrics"}, help: "comma-separated metrics to report: " + strings.Join(percentileMetricNames, ", "),
@@ -377,6 +393,9 @@ var flags = []*flagDef{
 	{name: "--timeline-itl-thresholds", arity: arityOne, metavar: "STR", def: "25,50", paths: []string{"output.timeline_itl_thresholds"},
 		help: "two comma-separated ITL thresholds in ms colouring the timeline's decode: below the first, between, from the second on",
 		set:  func(n *namespace, v []string) error { n.itlThresholds = v[0]; return nil }},
+	{name: "--plot-dataset-stats", arity: arityZero, def: "False", paths: []string{"output.plot_dataset_stats"},
+		help: "write <result>.dataset_stats.png next to the result: histograms of the prompt, output and total lengths, and each request's stacked lengths (needs --save-result or --append-result)",
+		set:  func(n *namespace, _ []string) error { n.plotDatasetStats = true; return nil }},
 
 	{name: "--overwrite", arity: arityZero, def: "False", vbenchOnly: true, paths: []string{"output.overwrite"},
 		help: "vbench only: replace an existing --result-filename (vbench otherwise refuses it, and gives a computed name that exists a -2 suffix)",
@@ -397,6 +416,16 @@ var flagByName = func() map[string]*flagDef {
 	}
 	return m
 }()
+
+// aliases are other spellings of implemented flags, each mapped to the
+// flag: vLLM's Rust client spells --speed-bench-dataset-subset
+// --speed-bench-config. An alias is matched exactly (with or without
+// =VALUE), never as an abbreviation, so that the prefixes of vLLM's own
+// flags (--speed-bench-c for --speed-bench-category) mean what they mean
+// to vLLM's argparse; errors and Format use the flag's own name.
+var aliases = map[string]string{
+	"--speed-bench-config": "--speed-bench-dataset-subset",
+}
 
 //go:embed testdata/unsupported.txt
 var unsupportedFile string

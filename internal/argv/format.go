@@ -91,8 +91,7 @@ var argvDefault = sync.OnceValue(func() *scenario.Scenario {
 // formattable reports why s has no vllm bench serve form, if it has none.
 func formattable(s *scenario.Scenario) error {
 	no := func(field, why string) error { return &Error{Flag: field, Msg: why} }
-	unsupportedFlag := unsupportedFlagError
-	t, o := s.Target, s.Output
+	t := s.Target
 	ds := argvDatasetNamed(s.Dataset.Kind())
 	var dsErr error
 	if ds != nil && ds.formattable != nil {
@@ -116,8 +115,6 @@ func formattable(s *scenario.Scenario) error {
 		return dsErr
 	case slices.ContainsFunc(t.LoraModules, func(m string) bool { return m == "" || strings.HasPrefix(m, "-") }):
 		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
-	case o.PlotDatasetStats:
-		return unsupportedFlag("output.plot_dataset_stats", "--plot-dataset-stats")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
@@ -288,6 +285,8 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 			ts[i] = formatFloat(v)
 		}
 		return one(strings.Join(ts, ",")), nil
+	case "--plot-dataset-stats":
+		return boolean(o.PlotDatasetStats), nil
 	}
 	return nil, fmt.Errorf("internal error: flag %s has no formatter", name)
 }

@@ -132,6 +132,14 @@ var flagRows = []struct {
 	{"--spec-bench-output-len", []string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-output-len", "64"}, "dataset.spec_bench.output_len", `64`},
 	{"--output-len", []string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-output-len", "9", "--output-len", "3"}, "dataset.spec_bench.output_len", `3`},
 	{"--spec-bench-category", []string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-category", "math"}, "dataset.spec_bench.category", `"math"`},
+	{"--dataset-path", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb"}, "dataset.speed_bench.path", `"sb"`},
+	{"--no-oversample", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--no-oversample"}, "dataset.speed_bench.no_oversample", `true`},
+	{"--disable-shuffle", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--disable-shuffle"}, "dataset.speed_bench.disable_shuffle", `true`},
+	{"--skip-chat-template", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--skip-chat-template"}, "dataset.speed_bench.skip_chat_template", `true`},
+	{"--chat-template-kwargs", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--chat-template-kwargs", `{"enable_thinking": false}`}, "dataset.speed_bench.chat_template_kwargs", `{"enable_thinking":false}`},
+	{"--speed-bench-dataset-subset", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--speed-bench-dataset-subset", "throughput_8k"}, "dataset.speed_bench.subset", `"throughput_8k"`},
+	{"--speed-bench-output-len", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--speed-bench-output-len", "64"}, "dataset.speed_bench.output_len", `64`},
+	{"--speed-bench-category", []string{"--dataset-name", "speed_bench", "--dataset-path", "sb", "--speed-bench-category", "coding"}, "dataset.speed_bench.category", `"coding"`},
 	{"--sonnet-input-len", []string{"--dataset-name", "sonnet", "--sonnet-input-len", "300"}, "dataset.sonnet.input_len", `300`},
 	{"--sonnet-output-len", []string{"--dataset-name", "sonnet", "--sonnet-output-len", "20"}, "dataset.sonnet.output_len", `20`},
 	{"--sonnet-prefix-len", []string{"--dataset-name", "sonnet", "--sonnet-prefix-len", "0"}, "dataset.sonnet.prefix_len", `0`},
@@ -190,6 +198,7 @@ var flagRows = []struct {
 	{"--plot-timeline", []string{"--plot-timeline"}, "output.plot_timeline", `true`},
 	{"--timeline-itl-thresholds", []string{"--plot-timeline", "--timeline-itl-thresholds", " 10 , 2.5e1"}, "output.timeline_itl_thresholds", `[10,25]`},
 	{"--timeline-itl-thresholds", []string{"--timeline-itl-thresholds", "5,1_0"}, "output.timeline_itl_thresholds", `[5,10]`},
+	{"--plot-dataset-stats", []string{"--plot-dataset-stats", "--save-result"}, "output.plot_dataset_stats", `true`},
 }
 
 // fieldJSON returns the compact JSON of the field at a dotted path of s.

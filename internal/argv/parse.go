@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -218,11 +219,16 @@ func (p *parser) checkChoice(f *flagDef, vals []string) error {
 	return nil
 }
 
-// suggest returns the option closest to name when it is close enough to
-// be a typo (an edit distance of at most a quarter of its length), else "".
+// suggest returns the option (or alias) closest to name when it is close
+// enough to be a typo (an edit distance of at most a quarter of its
+// length), else "".
 func suggest(name string) string {
-	return typo.Closest(name, optionNames, len(name)/4)
+	return typo.Closest(name, suggestible, len(name)/4)
 }
+
+// suggestible are the names suggest chooses from: the options and the
+// aliases.
+var suggestible = append(slices.Clone(optionNames), slices.Sorted(maps.Keys(aliases))...)
 
 // validate applies the checks vLLM's main_async makes before running, with
 // one-line errors naming the flags.
@@ -254,6 +260,16 @@ func (p *parser) validate() error {
 	}
 	if n.datasetName == "spec_bench" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the spec_bench dataset needs --dataset-path (SpecBench's question.jsonl)")
+	}
+	if n.datasetName == "speed_bench" && n.datasetPath == "" {
+		return flagErr(p.raw["--dataset-name"], "the speed_bench dataset needs --dataset-path (the SPEED-Bench directory holding <subset>.jsonl files)")
+	}
+	if ds := argvDatasetNamed(n.datasetName); ds != nil && n.outputLen != nil && ds.outputLenPath == "" {
+		w := fmt.Sprintf("--output-len has no effect on the %s dataset (as in vllm bench serve)", n.datasetName)
+		if ds.ownOutputLen != "" {
+			w += ": its output length is " + ds.ownOutputLen
+		}
+		p.warnings = append(p.warnings, w)
 	}
 	if n.datasetName == "burstgpt" && n.datasetPath == "" {
 		return flagErr(p.raw["--dataset-name"], "the burstgpt dataset needs --dataset-path (the BurstGPT CSV trace)")
@@ -332,7 +348,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	o := &sc.Output
 	o.SaveResult, o.SaveDetailed, o.AppendResult, o.DisableTqdm = n.saveResult, n.saveDetailed, n.appendResult, n.disableTqdm
 	o.ResultDir, o.ResultFilename, o.Label, o.Metadata = n.resultDir, n.resultFilename, n.label, n.metadata
-	o.Overwrite = n.overwrite
+	o.Overwrite, o.PlotDatasetStats = n.overwrite, n.plotDatasetStats
 	o.PlotTimeline = n.plotTimeline
 	if thr, err := parseITLThresholds(n.itlThresholds); err == nil {
 		o.TimelineITLThresholds = thr

@@ -204,22 +204,32 @@ type token struct {
 	explicit *string
 }
 
+// exactOption returns the option tok names exactly: itself, or the flag
+// it is an alias of.
+func exactOption(tok string) (string, bool) {
+	if isOption(tok) {
+		return tok, true
+	}
+	name, ok := aliases[tok]
+	return name, ok
+}
+
 // negativeNumber is argparse's test (Python 3.13) for a token that is a
 // negative number, and so a value rather than an option.
 var negativeNumber = regexp.MustCompile(`^-\.?[0-9]`)
 
 // classify classifies tok as argparse's _parse_optional does: exact option
-// names, NAME=VALUE, unambiguous prefixes of long options (an ambiguous one
-// is an error), "-h" followed by text, then negative numbers and tokens
-// with spaces as values, anything else starting with "-" as an unknown
-// option.
+// names (or aliases, see aliases), NAME=VALUE, unambiguous prefixes of long
+// options (an ambiguous one is an error), "-h" followed by text, then
+// negative numbers and tokens with spaces as values, anything else
+// starting with "-" as an unknown option.
 func classify(tok string) (token, error) {
 	t := token{kind: tokValue, text: tok}
 	if tok == "" || tok[0] != '-' {
 		return t, nil
 	}
-	if isOption(tok) {
-		t.kind, t.name = tokOption, tok
+	if name, ok := exactOption(tok); ok {
+		t.kind, t.name = tokOption, name
 		return t, nil
 	}
 	if len(tok) == 1 {
@@ -230,8 +240,8 @@ func classify(tok string) (token, error) {
 		return t, nil
 	}
 	name, value, hasValue := strings.Cut(tok, "=")
-	if hasValue && isOption(name) {
-		t.kind, t.name, t.explicit = tokOption, name, &value
+	if opt, ok := exactOption(name); ok && hasValue {
+		t.kind, t.name, t.explicit = tokOption, opt, &value
 		return t, nil
 	}
 	if strings.HasPrefix(tok, "--") {

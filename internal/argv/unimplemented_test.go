@@ -37,7 +37,6 @@ func TestFormatUnimplemented(t *testing.T) {
 		want  string
 	}{
 		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Random.BatchSize = 4 }, "--random-batch-size"},
-		{"output.plot_dataset_stats", func(s *scenario.Scenario) { s.Output.PlotDatasetStats = true }, "--plot-dataset-stats"},
 	} {
 		s := scenario.Default()
 		tc.set(s)

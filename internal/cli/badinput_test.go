@@ -36,10 +36,10 @@ type badInput struct {
 var badInputs = []badInput{
 	// Item 1: fields accepted and then ignored are refused, with
 	// file:line:col and argv's reason.
-	{name: "output.plot_dataset_stats", issue: "11.1",
+	{name: "output.plot_dataset_stats without a result", issue: "12.11",
 		files: map[string]string{"s.cue": "target: simulator: {}\noutput: plot_dataset_stats: true\n"},
 		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
-		stderr: `^vbench: s\.cue:2:9: output\.plot_dataset_stats: not supported yet: plots are not implemented yet`},
+		stderr: `^vbench: output\.plot_dataset_stats \(--plot-dataset-stats\) needs a result file name to name the plot after`, notStderr: `Serving Benchmark Result`},
 	{name: "random batch_size in YAML", issue: "11.1",
 		files: map[string]string{"s.yaml": "dataset:\n  random:\n    batch_size: 4\n"},
 		args:  []string{"vet", "s.yaml"}, exit: cli.ExitUsage,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/hub"
 	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -43,11 +45,15 @@ vLLM: --dataset-name custom --custom-output-len -1 --skip-chat-template
 batches, images) cannot be exported.
 
 --plot FILE writes an SVG (offline, no scripts) with the histograms of the
-input and output lengths: what vLLM's --plot-dataset-stats shows.`
+input and output lengths; a FILE named *.png gets the PNG figure of vLLM's
+--plot-dataset-stats instead (the prompt, output and total length
+histograms and each request's stacked lengths), which a run writes next to
+its result with output.plot_dataset_stats.`
 
 const datasetExamples = `  vbench dataset scenarios/quickstart.cue
   vbench dataset sg.cue --set load.num_prompts=1000 --export prompts.jsonl
-  vbench dataset sg.cue --plot lengths.svg`
+  vbench dataset sg.cue --plot lengths.svg
+  vbench dataset sg.cue --plot lengths.png`
 
 func newDatasetCmd(p Process) *cobra.Command {
 	var sf scenarioFlags
@@ -68,7 +74,7 @@ func newDatasetCmd(p Process) *cobra.Command {
 	}
 	sf.register(cmd.Flags())
 	cmd.Flags().StringVar(&export, "export", "", "write the requests as custom-dataset JSONL to `FILE`")
-	cmd.Flags().StringVar(&plot, "plot", "", "write an SVG of the length distributions to `FILE`")
+	cmd.Flags().StringVar(&plot, "plot", "", "write the length distributions to `FILE` (SVG, or PNG for *.png)")
 	return cmd
 }
 
@@ -124,7 +130,15 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string) error {
 		fmt.Fprintf(p.Stdout, "exported %d requests to %s\n", len(reqs), export)
 	}
 	if plot != "" {
-		if err := atomicfile.WriteFile(plot, st.svg(kind), 0o644); err != nil {
+		var data []byte
+		if strings.EqualFold(filepath.Ext(plot), ".png") {
+			if data, err = datasetStatsPNG(reqs); err != nil {
+				return failErr(fmt.Errorf("--plot %s: %w", plot, err))
+			}
+		} else {
+			data = st.svg(kind)
+		}
+		if err := atomicfile.WriteFile(plot, data, 0o644); err != nil {
 			return failErr(fmt.Errorf("--plot %s: %w", plot, err))
 		}
 		fmt.Fprintf(p.Stdout, "plotted the length distributions to %s\n", plot)
@@ -205,6 +219,16 @@ func exportCustom(path string, reqs []dataset.Request) error {
 	return nil
 }
 
+// datasetStatsPNG is vLLM's dataset statistics figure of reqs, in send
+// order.
+func datasetStatsPNG(reqs []dataset.Request) ([]byte, error) {
+	prompt, output := make([]int, len(reqs)), make([]int, len(reqs))
+	for i, r := range reqs {
+		prompt[i], output[i] = r.PromptLen, r.OutputLen
+	}
+	return report.DatasetStatsPNG(prompt, output)
+}
+
 // svg draws the two length histograms side by side.
 func (st lengthStats) svg(kind string) []byte {
 	const (
@@ -237,15 +261,8 @@ func (st lengthStats) svg(kind string) []byte {
 		if len(panel.x) == 0 {
 			continue
 		}
-		lo, hi := panel.x[0], panel.x[len(panel.x)-1]
-		counts := make([]int, bins)
-		for _, v := range panel.x {
-			k := 0
-			if hi > lo {
-				k = min(int((v-lo)/(hi-lo)*bins), bins-1)
-			}
-			counts[k]++
-		}
+		hist := report.NewHistogram(panel.x, bins)
+		lo, hi, counts := hist.Lo, hist.Hi, hist.Counts
 		peak := slices.Max(counts)
 		barW := float64(panelW) / bins
 		for k, c := range counts {

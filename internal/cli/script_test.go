@@ -42,7 +42,8 @@ func TestMain(m *testing.M) {
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
 // holds at least N whole record lines; "checkrecords FILE" checks a records
 // file left by a killed run against the script's simulator (see
-// checkRecords).
+// checkRecords); "pngcheck GLOB W H" checks the one PNG file GLOB matches
+// (png_script_test.go).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
@@ -61,6 +62,7 @@ func TestScripts(t *testing.T) {
 			"fakehub":      fakehub,
 			"traceproxy":   traceproxy,
 			"checktraces":  checktraces,
+			"pngcheck":     pngcheck,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,18 +48,9 @@ func newCustomSource(spec scenario.Dataset) (Source, error) {
 // Requests reads, shuffles and templates every line before yielding the
 // first request: the shuffle needs them all.
 func (s customSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := Custom(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Stderr)
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+	return eager(func() ([]Request, error) {
+		return Custom(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Stderr)
+	})
 }
 
 // CustomLine is one line of a custom dataset file.
@@ -98,22 +87,17 @@ func ReadCustomFile(path string) ([]CustomLine, error) {
 
 func readCustom(name string, r io.Reader) ([]CustomLine, error) {
 	var lines []CustomLine
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachLine(name, r, func(n int, b []byte) error {
 		l, err := parseCustomLine(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			return err
 		}
 		l.Line = n
 		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each an object with a \"prompt\" string", name)

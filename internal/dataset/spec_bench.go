@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,8 +8,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -46,18 +42,13 @@ func newSpecBenchSource(spec scenario.Dataset) (Source, error) {
 // Requests reads, shuffles and templates every line before yielding the
 // first request: the shuffle needs them all.
 func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := SpecBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
-		if err != nil {
-			yield(Request{}, err)
-			return
+	return eager(func() ([]Request, error) {
+		reqs, counts, err := specBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+		if env.Counts != nil && counts.Filtered {
+			*env.Counts = counts
 		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+		return reqs, err
+	})
 }
 
 // SpecBench generates vLLM's spec_bench dataset (reference §4.8) for
@@ -73,15 +64,22 @@ func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reques
 // --skip-chat-template on); spec.SkipChatTemplate, a scenario field, sends
 // the raw first turns instead. Lines vLLM logs go to logw.
 func SpecBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+	reqs, _, err := specBench(ctx, spec, numPrompts, tok, idPrefix, logw)
+	return reqs, err
+}
+
+// specBench is SpecBench, with what its category filter counted.
+func specBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	lines, err := ReadSpecBenchFile(spec.Path, spec.Category)
+	lines, objects, err := readSpecBenchFile(spec.Path, spec.Category)
 	if err != nil {
-		return nil, err
+		return nil, Counts{}, err
 	}
 	custom := scenario.CustomDataset{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
-	return customRequests(ctx, lines, custom, nil, numPrompts, specBenchSeed, tok, idPrefix, logw)
+	reqs, err := customRequests(ctx, lines, custom, nil, numPrompts, specBenchSeed, tok, idPrefix, logw)
+	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err
 }
 
 // ReadSpecBenchFile reads a SpecBench file (Spec-Bench's question.jsonl):
@@ -94,64 +92,30 @@ func SpecBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts i
 // expected; a category no line has is an error that lists the file's
 // categories.
 func ReadSpecBenchFile(path, category string) ([]CustomLine, error) {
+	lines, _, err := readSpecBenchFile(path, category)
+	return lines, err
+}
+
+// readSpecBenchFile is ReadSpecBenchFile, with the number of lines read.
+func readSpecBenchFile(path, category string) ([]CustomLine, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	return readSpecBench(path, f, category)
 }
 
-func readSpecBench(name string, r io.Reader, category string) ([]CustomLine, error) {
-	var lines []CustomLine
-	var categories []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-	objects := 0
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		objects++
-		var obj map[string]json.RawMessage
-		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
-			if !json.Valid(b) {
-				return nil, fmt.Errorf("%s:%d: %w", name, n, invalidJSON(b))
-			}
-			return nil, fmt.Errorf("%s:%d: a JSON %s, expected an object with a \"turns\" list", name, n, jsonKind(b))
-		}
-		if category != "" {
-			var c string
-			if raw, ok := obj["category"]; ok && json.Unmarshal(raw, &c) == nil && raw[0] == '"' {
-				if !slices.Contains(categories, c) {
-					categories = append(categories, c)
-				}
-			}
-			if c != category {
-				continue
-			}
-		}
-		prompt, err := firstTurn(obj["turns"])
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
-		}
-		lines = append(lines, CustomLine{Prompt: prompt, OutputTokens: -1, Line: n})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	switch {
-	case objects == 0:
-		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines, each an object with a \"turns\" list", name)
-	case len(lines) == 0:
-		if len(categories) == 0 {
-			return nil, fmt.Errorf("%s: no line has \"category\" %q (--spec-bench-category): no line has a \"category\" string", name, category)
-		}
-		slices.Sort(categories)
-		return nil, fmt.Errorf("%s: no line has \"category\" %q (--spec-bench-category): the file's categories are %s", name, category, strings.Join(categories, ", "))
-	}
-	return lines, nil
+func readSpecBench(name string, r io.Reader, category string) ([]CustomLine, int, error) {
+	return readBenchLines(name, r, category, specBenchFormat)
+}
+
+// specBenchFormat is a SpecBench line: the prompt is the first of its
+// "turns".
+var specBenchFormat = benchFormat{
+	object:       `an object with a "turns" list`,
+	categoryFlag: "--spec-bench-category",
+	prompt:       func(obj map[string]json.RawMessage) (string, error) { return firstTurn(obj["turns"]) },
 }
 
 // firstTurn returns the prompt of a SpecBench line: the first element of

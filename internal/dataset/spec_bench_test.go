@@ -92,14 +92,14 @@ func TestSpecBenchErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := readSpecBench("q.jsonl", strings.NewReader(tt.file), tt.category)
+			_, _, err := readSpecBench("q.jsonl", strings.NewReader(tt.file), tt.category)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
 		})
 	}
 	// Lines outside the category need no prompt, as in vLLM.
-	lines, err := readSpecBench("q.jsonl", strings.NewReader(`{"category": "qa"}`+"\n"+`{"category": "math", "turns": ["b"]}`), "math")
+	lines, _, err := readSpecBench("q.jsonl", strings.NewReader(`{"category": "qa"}`+"\n"+`{"category": "math", "turns": ["b"]}`), "math")
 	if err != nil || len(lines) != 1 || lines[0].Prompt != "b" || lines[0].Line != 2 {
 		t.Fatalf("lines %+v, error %v", lines, err)
 	}
@@ -135,7 +135,7 @@ func FuzzReadSpecBench(f *testing.F) {
 	f.Add(`{"category": "qa", "turns": ["a"]}`, "qa")
 	f.Add(`{"turns": [1]}`, "")
 	f.Fuzz(func(t *testing.T, s, category string) {
-		lines, err := readSpecBench("f.jsonl", strings.NewReader(s), category)
+		lines, _, err := readSpecBench("f.jsonl", strings.NewReader(s), category)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") {
 				t.Fatalf("error %q does not name the file", err)

@@ -29,8 +29,9 @@ func unsupported(format string, args ...any) error {
 // of a single run vbench cannot run: a dataset kind that is not registered, a backend
 // vbench does not implement, an endpoint that does not end with the
 // backend's URL suffix (or "profile"), a tokenizer name that is a misspelt
-// built-in encoding (tokenizer.CheckName), or more requests than memory
-// holds (checkMemory). Its errors wrap ErrUnsupported.
+// built-in encoding (tokenizer.CheckName), a dataset statistics plot with
+// no result file to name it after (checkDatasetStats), or more requests
+// than memory holds (checkMemory). Its errors wrap ErrUnsupported.
 func CheckRun(sc *scenario.Scenario) error { return checkRun(sc) }
 
 // Unsupportedf returns an error of the kind CheckRun returns: its message is
@@ -66,6 +67,9 @@ func checkRun(sc *scenario.Scenario) error {
 			sc.Target.Endpoint, kind.APIName, kind.URLSuffix, kind.URLSuffix)
 	}
 	if err := checkTokenizerName(sc); err != nil {
+		return err
+	}
+	if err := checkDatasetStats(sc); err != nil {
 		return err
 	}
 	return checkMemory(sc)

@@ -132,6 +132,9 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ProfileStop:    profileStop,
 	})
 	o := sc.Output
+	if o.PlotDatasetStats {
+		writeDatasetStats(cmp.Or(files.result, files.name), sum, obs)
+	}
 	path, date, ramp := files.result, files.date, files.ramp
 	// The timeline goes next to the result (under its final name when it
 	// is saved), before the result, as in vLLM.

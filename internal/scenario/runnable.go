@@ -12,9 +12,10 @@ import (
 func (s *Scenario) validateRunnable() []Problem {
 	var problems []Problem
 	// load.num_prompts 0 means "every line" for the custom datasets and
-	// spec_bench (vLLM's SpecBench is a CustomDataset) only;
+	// spec_bench and speed_bench (vLLM's SpecBench and SpeedBench are
+	// CustomDatasets) only;
 	// any other dataset would send nothing.
-	if s.Load.NumPrompts == 0 && !slices.Contains([]string{"custom", "custom_image", "custom_audio", "spec_bench"}, s.Dataset.Kind()) {
+	if s.Load.NumPrompts == 0 && !slices.Contains([]string{"custom", "custom_image", "custom_audio", "spec_bench", "speed_bench"}, s.Dataset.Kind()) {
 		problems = append(problems, newProblem("0 requests: want at least 1", "load", "num_prompts"))
 	}
 	// The random dataset's shortest prompt is prefix_len plus

@@ -30,7 +30,6 @@ type Unimplemented struct {
 // unsupported.txt, and list it as implemented in TestSchemaFieldsAccounted.
 var unimplemented = []Unimplemented{
 	{"dataset.random.batch_size", "--random-batch-size", "batched random prompts are for embedding backends, which are not implemented yet"},
-	{"output.plot_dataset_stats", "--plot-dataset-stats", "plots are not implemented yet"},
 }
 
 // UnimplementedFields returns the schema fields vbench refuses because it

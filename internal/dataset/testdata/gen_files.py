@@ -81,6 +81,15 @@ def custom(path, seed, n, output_len, tok, skip_chat_template=False, kwargs=None
     df = pd.read_json(path_or_buf=path, lines=True)
     assert "prompt" in df.columns
     data = [row.to_dict() for _, row in df.iterrows()]
+    return custom_sample(data, seed, n, output_len, tok, skip_chat_template, kwargs,
+                         disable_shuffle, no_oversample, prefix)
+
+
+def custom_sample(data, seed, n, output_len, tok, skip_chat_template=False, kwargs=None,
+                  disable_shuffle=False, no_oversample=False, prefix=""):
+    """The end of CustomDataset.load_data (the shuffle) and its sample,
+    which SpecBench and SpeedBench inherit: data is the list of
+    {"prompt": ...} (and "output_tokens") dicts load_data built."""
     random.seed(seed)
     if not disable_shuffle:
         random.shuffle(data)

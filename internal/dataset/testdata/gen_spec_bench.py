@@ -22,15 +22,13 @@ The tests only read spec_bench_golden.json; they never run Python.
 """
 import io
 import json
-import random
 import sys
 import os
-from dataclasses import replace
 
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_files import WS, Req  # noqa: E402  (the same whitespace tokenizer and chat template)
+from gen_files import WS, custom_sample  # noqa: E402  (the same whitespace tokenizer and chat template)
 
 FIXTURE = """\
 {"question_id": 81, "category": "writing", "turns": ["Compose an engaging travel blog post about a recent trip to Hawaii.", "Rewrite your previous response."]}
@@ -48,7 +46,6 @@ FIXTURE = """\
 
 def spec_bench(n, output_len, category=None, disable_shuffle=False, no_oversample=False, prefix=""):
     seed = 0  # BenchmarkDataset.DEFAULT_SEED: serve passes no random_seed
-    tok = WS()
     # SpecBench.load_data
     df = pd.read_json(path_or_buf=io.StringIO(FIXTURE), lines=True)
     assert "turns" in df.columns
@@ -56,27 +53,9 @@ def spec_bench(n, output_len, category=None, disable_shuffle=False, no_oversampl
     for _, row in df.iterrows():
         if (not category) or (category == row["category"]):
             data.append({"prompt": row["turns"][0]})
-    random.seed(seed)
-    if not disable_shuffle:
-        random.shuffle(data)
-    # CustomDataset.sample (skip_chat_template False, no kwargs)
-    if n <= 0:
-        n = len(data)
-    reqs = []
-    for i, item in enumerate(data):
-        if len(reqs) >= n:
-            break
-        prompt = tok.apply_chat_template([{"role": "user", "content": item["prompt"]}],
-                                         add_generation_prompt=True, tokenize=False)
-        reqs.append(Req(prompt, len(tok(prompt).input_ids), output_len, prefix + str(i)))
-    # maybe_oversample_requests
-    if not no_oversample and len(reqs) < n:
-        random.seed(seed)
-        needed = n - len(reqs)
-        additional = [replace(random.choice(reqs), request_id=prefix + str(len(reqs) + i))
-                      for i in range(needed)]
-        reqs.extend(additional)
-    return reqs
+    # the shuffle and CustomDataset.sample (skip_chat_template False, no kwargs)
+    return custom_sample(data, seed, n, output_len, WS(), disable_shuffle=disable_shuffle,
+                         no_oversample=no_oversample, prefix=prefix)
 
 
 def main():
