@@ -212,7 +212,7 @@ func TestHFClassesBadRows(t *testing.T) {
 	// Row 0 is good (for every class), so the bad row is row 1.
 	good := hfRow{"input": "a", "instruction": "b", "turns": []any{"a b c d"}, "prompt": "a b c d", "question": "a b c d e",
 		"conversations": []any{map[string]any{"value": "a b c d"}, map[string]any{"value": "e f g h"}},
-		"problem": "a b c d", "solution": "e f g h", "events": "", "output": "o p q r s", "code": "x", "change_request": "y",
+		"problem":       "a b c d", "solution": "e f g h", "events": "", "output": "o p q r s", "code": "x", "change_request": "y",
 		"norm_distance": 0.5, "system_prompt": "s"}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
