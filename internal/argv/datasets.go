@@ -225,6 +225,7 @@ var argvDatasets = []*argvDataset{
 			"--disable-shuffle":                func(d scenario.Dataset) []string { return storeTrue(d.PrefixRepetition.DisableShuffle) },
 		},
 	},
+	hfContractDataset,
 }
 
 // nonDefault is the value of an integer flag, nil at vLLM's default def

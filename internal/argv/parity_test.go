@@ -147,6 +147,8 @@ var flagRows = []struct {
 	{"--prefix-repetition-output-len", []string{"--dataset-name", "prefix_repetition", "--prefix-repetition-output-len", "12"}, "dataset.prefix_repetition.output_len", `12`},
 	{"--output-len", []string{"--dataset-name", "prefix_repetition", "--prefix-repetition-output-len", "9", "--output-len", "3"}, "dataset.prefix_repetition.output_len", `3`},
 	{"--disable-shuffle", []string{"--dataset-name", "prefix_repetition", "--disable-shuffle"}, "dataset.prefix_repetition.disable_shuffle", `true`},
+	{"--blazedit-min-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-min-distance", "0.25"}, "dataset.hf.blazedit_min_distance", `0.25`},
+	{"--blazedit-max-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-max-distance", "0.5"}, "dataset.hf.blazedit_max_distance", `0.5`},
 	{"--num-prompts", []string{"--num-prompts", "50"}, "load.num_prompts", `50`},
 	{"--request-rate", []string{"--request-rate", "2.5"}, "load.request_rate", `2.5`},
 	{"--burstiness", []string{"--burstiness", "0.5"}, "load.burstiness", `0.5`},
