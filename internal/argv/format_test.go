@@ -38,6 +38,10 @@ func TestFormat(t *testing.T) {
 		{[]string{"--dataset-name", "burstgpt", "--dataset-path", "t.csv", "--seed", "3"}, "--seed 3 --dataset-name burstgpt --dataset-path t.csv"},
 		{[]string{"--dataset-name", "spec_bench", "--dataset-path", "q.jsonl", "--spec-bench-category", "math", "--output-len", "7", "--no-oversample", "--disable-shuffle"},
 			"--dataset-name spec_bench --dataset-path q.jsonl --no-oversample --disable-shuffle --spec-bench-output-len 7 --spec-bench-category math"},
+		{[]string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-min-distance", "0.0", "--blazedit-max-distance", "1"},
+			"--dataset-name hf --dataset-path vdaita/edit_5k_char"},
+		{[]string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_10k_char", "--blazedit-max-distance", "0.75", "--blazedit-min-distance", "1e-1"},
+			"--dataset-name hf --dataset-path vdaita/edit_10k_char --blazedit-min-distance 0.1 --blazedit-max-distance 0.75"},
 		{[]string{"--profile", "--disable-tqdm"}, "--profile --disable-tqdm"},
 		{[]string{"--lora-assignment", "round-robin", "--lora-modules", "a", "b"}, "--lora-modules a b --lora-assignment round-robin"},
 	} {

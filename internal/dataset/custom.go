@@ -50,18 +50,9 @@ func newCustomSource(spec scenario.Dataset) (Source, error) {
 // Requests reads, shuffles and templates every line before yielding the
 // first request: the shuffle needs them all.
 func (s customSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := Custom(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Stderr)
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+	return collected(func() ([]Request, error) {
+		return Custom(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Stderr)
+	})
 }
 
 // CustomLine is one line of a custom dataset file.

@@ -18,15 +18,11 @@ import (
 // newlines and the instruction with vLLM's request to output code only,
 // chat-templated unless --skip-chat-template.
 func instructCoderRow(row hfRow, s *hfSampling) (Request, bool, error) {
-	code, err := hfString(row, "input")
+	cols, err := hfStrings(row, "input", "instruction")
 	if err != nil {
 		return Request{}, false, err
 	}
-	instruction, err := hfString(row, "instruction")
-	if err != nil {
-		return Request{}, false, err
-	}
-	return hfFixedRequest(s, code+"\n\n"+instruction+" Just output the code, do not include any explanation.")
+	return hfFixedRequest(s, cols[0]+"\n\n"+cols[1]+" Just output the code, do not include any explanation.")
 }
 
 // mtBenchRow is MTBenchDataset's row: the first of its "turns",
@@ -151,16 +147,12 @@ func hfMeasuredOutput(s *hfSampling, r *Request, answer string, maxPrompt, maxTo
 // prompt has 4 to 2048 tokens, the output at least 4 and both at most
 // 32000.
 func aimoRow(row hfRow, s *hfSampling) (Request, bool, error) {
-	problem, err := hfString(row, "problem")
+	cols, err := hfStrings(row, "problem", "solution")
 	if err != nil {
 		return Request{}, false, err
 	}
-	solution, err := hfString(row, "solution")
-	if err != nil {
-		return Request{}, false, err
-	}
-	r := Request{Prompt: problem, PromptLen: len(s.tok.Encode(problem, true))}
-	keep, err := hfMeasuredOutput(s, &r, solution, 2048, 32000)
+	r := Request{Prompt: cols[0], PromptLen: len(s.tok.Encode(cols[0], true))}
+	keep, err := hfMeasuredOutput(s, &r, cols[1], 2048, 32000)
 	return r, keep, err
 }
 
@@ -174,12 +166,9 @@ const zetaEditableStart = "<|editable_region_start|>"
 // (of its last character when it has none, as Python's output[-1:]).
 // --hf-output-len is not read.
 func zetaRow(row hfRow, s *hfSampling) (Request, bool, error) {
-	var cols [3]string
-	for i, col := range []string{"events", "input", "output"} {
-		var err error
-		if cols[i], err = hfString(row, col); err != nil {
-			return Request{}, false, err
-		}
+	cols, err := hfStrings(row, "events", "input", "output")
+	if err != nil {
+		return Request{}, false, err
 	}
 	prompt := "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor location.\n\n" +
 		"### User Edits:\n\n" + cols[0] + "\n\n### User Excerpt:\n\n" + cols[1] + "\n\n### Response:\n\n"
@@ -200,11 +189,7 @@ func zetaRow(row hfRow, s *hfSampling) (Request, bool, error) {
 // "change_request", chat-templated unless --skip-chat-template, with the
 // fixed output length (4000, or --hf-output-len).
 func blazeditRow(row hfRow, s *hfSampling) (Request, bool, error) {
-	code, err := hfString(row, "code")
-	if err != nil {
-		return Request{}, false, err
-	}
-	change, err := hfString(row, "change_request")
+	cols, err := hfStrings(row, "code", "change_request")
 	if err != nil {
 		return Request{}, false, err
 	}
@@ -216,7 +201,7 @@ func blazeditRow(row hfRow, s *hfSampling) (Request, bool, error) {
 		return Request{}, false, nil
 	}
 	return hfFixedRequest(s, "Given a code file, please apply the change requests and generate the new file.\n\n"+
-		"Original file:\n```python\n"+code+"\n```\n\nChange request:\n"+change+
+		"Original file:\n```python\n"+cols[0]+"\n```\n\nChange request:\n"+cols[1]+
 		"\n\nPlease generate the new code file in the \"New file\" section below.")
 }
 
@@ -227,12 +212,9 @@ func blazeditRow(row hfRow, s *hfSampling) (Request, bool, error) {
 // way the request is dropped unless the prompt has 4 to 1024 tokens, the
 // output at least 4 and both at most 2048.
 func mlperfRow(row hfRow, s *hfSampling) (Request, bool, error) {
-	var cols [3]string
-	for i, col := range []string{"system_prompt", "question", "output"} {
-		var err error
-		if cols[i], err = hfString(row, col); err != nil {
-			return Request{}, false, err
-		}
+	cols, err := hfStrings(row, "system_prompt", "question", "output")
+	if err != nil {
+		return Request{}, false, err
 	}
 	prompt, err := hfTemplate(s, tokenizer.Message{Role: "system", Content: cols[0]}, tokenizer.Message{Role: "user", Content: cols[1]})
 	if err != nil {

@@ -159,18 +159,7 @@ type hfRowFunc func(row hfRow, s *hfSampling) (r Request, keep bool, err error)
 // yielded once all are made, as oversampling needs them all.
 func hfSampler(rules hfRules, rowFn hfRowFunc) func(context.Context, iter.Seq2[hfRow, error], *scenario.HFDataset, Env) iter.Seq2[Request, error] {
 	return func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error] {
-		return func(yield func(Request, error) bool) {
-			reqs, err := hfSample(ctx, rows, spec, env, rules, rowFn)
-			if err != nil {
-				yield(Request{}, err)
-				return
-			}
-			for i := range reqs {
-				if !yield(reqs[i], nil) {
-					return
-				}
-			}
-		}
+		return collected(func() ([]Request, error) { return hfSample(ctx, rows, spec, env, rules, rowFn) })
 	}
 }
 
@@ -296,6 +285,18 @@ func hfString(row hfRow, col string) (string, error) {
 		return "", fmt.Errorf("%q is %s, expected a string", col, hfKind(v))
 	}
 	return s, nil
+}
+
+// hfStrings returns the row's string columns cols, in order.
+func hfStrings(row hfRow, cols ...string) ([]string, error) {
+	out := make([]string, len(cols))
+	for i, col := range cols {
+		var err error
+		if out[i], err = hfString(row, col); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // hfNumber returns the row's number column col.

@@ -59,26 +59,17 @@ func newShareGPTSource(spec scenario.Dataset) (Source, error) {
 // Requests samples every request before yielding the first: the shuffle
 // needs the whole file.
 func (s shareGPTSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
+	return collected(func() ([]Request, error) {
 		path, err := ResolveShareGPTPath(ctx, s.spec.Path)
 		if err != nil {
-			yield(Request{}, err)
-			return
+			return nil, err
 		}
 		reqs, st, err := ShareGPT(ctx, path, s.spec, env)
 		if env.Counts != nil {
 			*env.Counts = Counts{Filtered: true, Examined: st.Examined, Dropped: st.Dropped, Oversampled: st.Oversampled}
 		}
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+		return reqs, err
+	})
 }
 
 // ResolveShareGPTPath returns the local file a sharegpt path names: the

@@ -48,18 +48,9 @@ func newSonnetSource(spec scenario.Dataset) (Source, error) {
 
 // Requests generates every request before yielding the first.
 func (s sonnetSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := Sonnet(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Backend != "openai-chat")
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+	return collected(func() ([]Request, error) {
+		return Sonnet(ctx, s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix, env.Backend != "openai-chat")
+	})
 }
 
 // sonnetBase is vLLM's base prompt of the sonnet dataset.

@@ -46,18 +46,9 @@ func newSpecBenchSource(spec scenario.Dataset) (Source, error) {
 // Requests reads, shuffles and templates every line before yielding the
 // first request: the shuffle needs them all.
 func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
-	return func(yield func(Request, error) bool) {
-		reqs, err := SpecBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
-		if err != nil {
-			yield(Request{}, err)
-			return
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
-				return
-			}
-		}
-	}
+	return collected(func() ([]Request, error) {
+		return SpecBench(ctx, s.spec, env.NumPrompts, env.Tokenizer, env.IDPrefix, env.Stderr)
+	})
 }
 
 // SpecBench generates vLLM's spec_bench dataset (reference §4.8) for

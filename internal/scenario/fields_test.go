@@ -115,8 +115,8 @@ var implemented = map[string]string{
 	"dataset.prefix_repetition.num_prefixes":    "prompts per prefix; dataset/prefixrep_test.go (golden remainder_seed42), testdata/script/dataset_prefix_repetition.txtar",
 	"dataset.prefix_repetition.output_len":      "max tokens; testdata/script/dataset_prefix_repetition.txtar (total generated tokens)",
 	"dataset.prefix_repetition.disable_shuffle": "grouped by prefix; dataset/prefixrep_test.go (golden no_shuffle)",
-	"dataset.hf.blazedit_min_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/hf_blazedit_test.go",
-	"dataset.hf.blazedit_max_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/hf_blazedit_test.go",
+	"dataset.hf.blazedit_min_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
+	"dataset.hf.blazedit_max_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
 
 	"load.num_prompts":             "request count; testdata/script/run_sim.txtar",
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
