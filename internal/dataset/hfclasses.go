@@ -29,7 +29,9 @@ type hfClass struct {
 	DefaultSubset string
 	// Sample turns the loaded (already shuffled) rows into requests, as the class's
 	// sample() does: filtering, prompt building, chat template, output length,
-	// request ids and oversampling.
+	// request ids and oversampling. Oversampling reseeds and draws from
+	// Env.PyGlobal, as vLLM's from Python's global random (so the hf kind
+	// needs no Kind.PythonRandom).
 	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error]
 }
 
@@ -222,7 +224,7 @@ func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.
 		}
 		return nil, fmt.Errorf("none of the %d rows passes the dataset's filters, so there is nothing to oversample", examined)
 	}
-	reqs, err := maybeOversample(reqs, n, env.Seed, env.IDPrefix, spec.NoOversample, logw)
+	reqs, err := maybeOversampleFrom(env.PyGlobal, reqs, n, env.Seed, env.IDPrefix, spec.NoOversample, logw)
 	if err != nil {
 		return nil, err
 	}

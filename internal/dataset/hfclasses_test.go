@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/numpy"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -322,6 +323,40 @@ func TestHFConversationImage(t *testing.T) {
 			return a.Role == b.Role && slices.Equal(a.Parts, b.Parts)
 		}) {
 			t.Errorf("%s: requests %+v, want messages %+v", img, reqs, wantMsg)
+		}
+	}
+}
+
+// Oversampling reseeds and draws from Python's global generator, as vLLM's
+// does, and leaves it alone when it does not oversample; either way the
+// requests are the same as with a generator of its own.
+func TestHFOversampleUsesPyGlobal(t *testing.T) {
+	rows := []hfRow{{"question": "a b c"}, {"question": "d e f g"}, {"question": "h"}}
+	c := hfClassFor("openai/gsm8k")
+	for _, n := range []int{2, 9} {
+		own, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		global := numpy.NewPyRandom(0) // as serve.py's random.seed(seed) at start, seed 0 here
+		got, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, own, func(a, b Request) bool { return a.ID == b.ID && a.Prompt == b.Prompt }) {
+			t.Fatalf("n=%d: requests differ with the global generator", n)
+		}
+		// The state vLLM leaves: untouched below 3 rows, else seed 5 and
+		// one choice per copy.
+		want := numpy.NewPyRandom(0)
+		if n > len(rows) {
+			want.Seed(5)
+			for range n - len(rows) {
+				want.Choice(len(rows))
+			}
+		}
+		if g, w := global.Random(), want.Random(); g != w {
+			t.Errorf("n=%d: the global generator's next draw is %v, want %v", n, g, w)
 		}
 	}
 }
