@@ -360,3 +360,37 @@ func TestHFOversampleUsesPyGlobal(t *testing.T) {
 		}
 	}
 }
+
+// Any row, whatever its columns and their types, gives every class a
+// valid request, a dropped row or a one-line error naming the row; never
+// a panic.
+func FuzzHFClassRows(f *testing.F) {
+	for _, s := range []string{
+		`{"input": "x", "instruction": "y"}`, `{"turns": ["a b c d"]}`, `{"turns": [1]}`, `{"question": null}`,
+		`{"conversations": [{"value": "a b c d"}, {"value": "e f g h"}], "image": "x.png"}`, `{"conversations": [[], {}]}`,
+		`{"problem": "a b c d", "solution": ""}`, `{"events": "", "input": "", "output": "<|editable_region_start|>"}`,
+		`{"code": "c", "change_request": "r", "norm_distance": 0.5}`, `{"norm_distance": "NaN"}`,
+		`{"system_prompt": "s", "question": "q", "output": "a b c d e"}`,
+	} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, row string, n int) {
+		var r hfRow
+		if json.Unmarshal([]byte(row), &r) != nil || r == nil {
+			return
+		}
+		n = n%8 - 1
+		for _, c := range hfClasses {
+			reqs, err := hfCollect(c, hfRows([]hfRow{r, r}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
+			if err != nil {
+				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "row ") && !strings.Contains(msg, "nothing to oversample") {
+					t.Fatalf("%s: error %q", c.Name, msg)
+				}
+				continue
+			}
+			if n > 0 && len(reqs) != n {
+				t.Fatalf("%s: %d requests for num_prompts %d", c.Name, len(reqs), n)
+			}
+		}
+	})
+}
