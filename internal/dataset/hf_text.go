@@ -87,8 +87,12 @@ func conversationRow(row hfRow, s *hfSampling) (Request, bool, error) {
 		if !ok {
 			return Request{}, false, fmt.Errorf(`turn %d of "conversations" is %s, expected an object with a "value" string`, i, hfKind(conv[i]))
 		}
-		if turns[i], err = hfString(t, "value"); err != nil {
-			return Request{}, false, fmt.Errorf("turn %d of \"conversations\": %w", i, err)
+		v, ok := t["value"]
+		if !ok {
+			return Request{}, false, fmt.Errorf(`turn %d of "conversations" has no "value": expected a string`, i)
+		}
+		if turns[i], ok = v.(string); !ok {
+			return Request{}, false, fmt.Errorf(`turn %d of "conversations" has a "value" that is %s, expected a string`, i, hfKind(v))
 		}
 	}
 	r := Request{Prompt: turns[0], PromptLen: len(s.tok.Encode(turns[0], true))}
@@ -138,7 +142,7 @@ func hfMeasuredOutput(s *hfSampling, r *Request, answer string, maxPrompt, maxTo
 	if r.OutputLen <= 0 {
 		return false, errors.New("the reference answer has 0 tokens (vLLM asserts a positive output length; give --hf-output-len)")
 	}
-	return validLengths(r.PromptLen, r.OutputLen, maxPrompt, maxTotal, false), nil
+	return validLengths(r.PromptLen, r.OutputLen, maxPrompt, maxTotal), nil
 }
 
 // aimoRow is AIMODataset's row: the "problem", sent as it is (no chat
@@ -224,5 +228,5 @@ func mlperfRow(row hfRow, s *hfSampling) (Request, bool, error) {
 	if !s.fixed {
 		r.OutputLen = len(s.tok.Encode(cols[2], false))
 	}
-	return r, validLengths(r.PromptLen, r.OutputLen, 1024, 2048, false), nil
+	return r, validLengths(r.PromptLen, r.OutputLen, 1024, 2048), nil
 }

@@ -234,11 +234,11 @@ func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.
 	return reqs, nil
 }
 
-// validLengths is vLLM's is_valid_sequence: prompt and output at least 4
-// tokens (the output unchecked when skipMinOutput), the prompt at most
-// maxPrompt, both together at most maxTotal.
-func validLengths(promptLen, outputLen, maxPrompt, maxTotal int, skipMinOutput bool) bool {
-	return promptLen >= 4 && (skipMinOutput || outputLen >= 4) && promptLen <= maxPrompt && promptLen+outputLen <= maxTotal
+// validLengths is vLLM's is_valid_sequence as the hf classes call it:
+// prompt and output at least 4 tokens, the prompt at most maxPrompt, both
+// together at most maxTotal.
+func validLengths(promptLen, outputLen, maxPrompt, maxTotal int) bool {
+	return promptLen >= 4 && outputLen >= 4 && promptLen <= maxPrompt && promptLen+outputLen <= maxTotal
 }
 
 // hfTemplate renders messages with the tokenizer's chat template and the
