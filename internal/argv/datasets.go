@@ -281,6 +281,7 @@ var argvDatasets = []*argvDataset{
 			},
 		},
 	},
+	hfContractDataset,
 }
 
 // nonDefaultString is the value of a string flag, nil at vLLM's default

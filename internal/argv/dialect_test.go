@@ -202,7 +202,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--backend", "nope"}, "--backend: invalid choice: 'nope' (choose from vllm, openai, openai-chat, openai-audio", false},
 		{[]string{"--ramp-up-strategy", "step"}, "--ramp-up-strategy: invalid choice: 'step' (choose from linear, exponential)", false},
 		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet (vbench serve implements vllm, openai, openai-chat so far)", true},
-		{[]string{"--dataset-name", "random-rerank"}, "--dataset-name random-rerank: not supported yet (vbench serve implements burstgpt, custom, prefix_repetition, random, sharegpt, sonnet, spec_bench, speed_bench, timed_trace so far)", true},
+		{[]string{"--dataset-name", "random-rerank"}, "--dataset-name random-rerank: not supported yet (vbench serve implements burstgpt, custom, hf, prefix_repetition, random, sharegpt, sonnet, spec_bench, speed_bench, timed_trace so far)", true},
 		{[]string{"--dataset-name", "timed_trace"}, "--dataset-name timed_trace: the timed_trace dataset needs --dataset-path (a JSONL trace", false},
 		{[]string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--backend", "openai-chat", "--endpoint", "/v1/chat/completions"}, "--backend openai-chat: dataset timed_trace needs backend vllm or openai, got \"openai-chat\"", false},
 		{[]string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--timed-trace-chunk-hash-size", "0"}, "--timed-trace-chunk-hash-size 0:", false},

@@ -81,6 +81,9 @@ type namespace struct {
 	speedBenchSubset, speedBenchCategory             string
 	speedBenchOutputLen                              int64
 
+	// The hf blazedit dataset's flags.
+	blazeditMinDistance, blazeditMaxDistance float64
+
 	// The prefix_repetition dataset's flags.
 	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
 
@@ -132,7 +135,7 @@ func newNamespace() *namespace {
 		randomInputLen: 1024, randomOutputLen: 128,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		speedBenchSubset: "qualitative", speedBenchOutputLen: 4096,
-		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128,
+		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128, blazeditMaxDistance: 1,
 		traceChunkHashSize: 16, traceSecMultiplier: 1, traceLabelTimestamp: "timestamp", traceLabelInput: "input_length",
 		traceLabelOutput: "output_length", traceLabelIDs: "hash_ids",
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
@@ -282,6 +285,12 @@ var flags = []*flagDef{
 	{name: "--speed-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.speed_bench.category"},
 		help: "speed_bench: keep only this category (default: all)",
 		set:  func(n *namespace, v []string) error { n.speedBenchCategory = v[0]; return nil }},
+	{name: "--blazedit-min-distance", arity: arityOne, metavar: "FLOAT", def: "0.0", paths: []string{"dataset.hf.blazedit_min_distance"},
+		help: "hf blazedit: keep the rows whose normalized edit distance is at least this (0 to 1)",
+		set:  setFloat(func(n *namespace) *float64 { return &n.blazeditMinDistance })},
+	{name: "--blazedit-max-distance", arity: arityOne, metavar: "FLOAT", def: "1.0", paths: []string{"dataset.hf.blazedit_max_distance"},
+		help: "hf blazedit: keep the rows whose normalized edit distance is at most this (0 to 1)",
+		set:  setFloat(func(n *namespace) *float64 { return &n.blazeditMaxDistance })},
 
 	{name: "--prefix-repetition-prefix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.prefix_len"},
 		help: "prefix_repetition dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepPrefixLen })},

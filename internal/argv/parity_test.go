@@ -164,6 +164,8 @@ var flagRows = []struct {
 	{"--timed-trace-label-hash-ids", []string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--timed-trace-label-hash-ids", "blocks"}, "dataset.timed_trace.label_hash_ids", `"blocks"`},
 	{"--self-timed", []string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--self-timed"}, "dataset.timed_trace.self_timed", `true`},
 	{"--no-self-timed", []string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--no-self-timed"}, "dataset.timed_trace.self_timed", `false`},
+	{"--blazedit-min-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-min-distance", "0.25"}, "dataset.hf.blazedit_min_distance", `0.25`},
+	{"--blazedit-max-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-max-distance", "0.5"}, "dataset.hf.blazedit_max_distance", `0.5`},
 	{"--num-prompts", []string{"--num-prompts", "50"}, "load.num_prompts", `50`},
 	{"--request-rate", []string{"--request-rate", "2.5"}, "load.request_rate", `2.5`},
 	{"--burstiness", []string{"--burstiness", "0.5"}, "load.burstiness", `0.5`},

@@ -15,6 +15,15 @@ import (
 // idPrefix + (len(reqs) + i). It logs vLLM's info lines to logw and fails
 // where vLLM raises: nothing to pick from, or a duplicate request id.
 func maybeOversample(reqs []Request, n int, seed int64, idPrefix string, noOversample bool, logw io.Writer) ([]Request, error) {
+	return maybeOversampleFrom(nil, reqs, n, seed, idPrefix, noOversample, logw)
+}
+
+// maybeOversampleFrom is maybeOversample drawing from global, Python's
+// global random generator (Env.PyGlobal), which it reseeds as vLLM does,
+// so that later draws from it (the LoRA modules' random assignment)
+// continue where vLLM's would; with global nil, from a generator of its
+// own.
+func maybeOversampleFrom(global *numpy.PyRandom, reqs []Request, n int, seed int64, idPrefix string, noOversample bool, logw io.Writer) ([]Request, error) {
 	if noOversample {
 		fmt.Fprintf(logw, "Skipping oversampling. Total samples: %d.\n", len(reqs))
 		return reqs, nil
@@ -23,7 +32,12 @@ func maybeOversample(reqs []Request, n int, seed int64, idPrefix string, noOvers
 		if len(reqs) == 0 {
 			return nil, fmt.Errorf("no requests to oversample to %d (the dataset gave none)", n)
 		}
-		rng := numpy.NewPyRandom(seed)
+		rng := global
+		if rng == nil {
+			rng = numpy.NewPyRandom(seed)
+		} else {
+			rng.Seed(seed)
+		}
 		have := len(reqs)
 		for i := range n - have {
 			r := reqs[rng.Choice(have)]

@@ -123,6 +123,8 @@ var implemented = map[string]string{
 	"dataset.prefix_repetition.num_prefixes":    "prompts per prefix; dataset/prefixrep_test.go (golden remainder_seed42), testdata/script/dataset_prefix_repetition.txtar",
 	"dataset.prefix_repetition.output_len":      "max tokens; testdata/script/dataset_prefix_repetition.txtar (total generated tokens)",
 	"dataset.prefix_repetition.disable_shuffle": "grouped by prefix; dataset/prefixrep_test.go (golden no_shuffle)",
+	"dataset.hf.blazedit_min_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
+	"dataset.hf.blazedit_max_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
 
 	"dataset.timed_trace.path":                "the JSONL trace; dataset/timedtrace_test.go (golden), testdata/script/dataset_timed_trace.txtar",
 	"dataset.timed_trace.chunk_hash_size":     "tokens per hash id; dataset/timedtrace_test.go (golden chunk4_ms, chunk16_seconds)",

@@ -1,0 +1,398 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/tokenizer"
+)
+
+// hfClassesGolden is testdata/hf_classes_golden.json, written by
+// testdata/gen_hf_classes.py: per class, the rows and vLLM's requests from
+// them in each case.
+type hfClassesGolden struct {
+	Classes map[string]struct {
+		Rows  []hfRow
+		Cases []struct {
+			Name         string
+			N            int
+			Seed         int64
+			OutputLen    *int `json:"output_len"`
+			Skip         bool
+			NoOversample bool `json:"no_oversample"`
+			Prefix       string
+			MMChat       bool     `json:"mm_chat"`
+			MinDistance  *float64 `json:"min_distance"`
+			MaxDistance  *float64 `json:"max_distance"`
+			Error        string
+			Requests     []struct {
+				vllmRequest
+				Messages []struct {
+					Role    string
+					Content []struct{ Text, Type string }
+				}
+			}
+		}
+	}
+}
+
+// hfRows yields rows as the loader does.
+func hfRows(rows []hfRow) iter.Seq2[hfRow, error] {
+	return func(yield func(hfRow, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// hfCollect runs a class's Sample to the end.
+func hfCollect(c *hfClass, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) ([]Request, error) {
+	var reqs []Request
+	for r, err := range c.Sample(context.Background(), rows, spec, env) {
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs, nil
+}
+
+// TestHFClassesGolden feeds each class the golden rows and compares the
+// requests with vLLM's: the first prompts, prompt and output lengths,
+// request ids and order, in every case of gen_hf_classes.py.
+func TestHFClassesGolden(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "hf_classes_golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden hfClassesGolden
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	if len(golden.Classes) != len(hfClasses) {
+		t.Fatalf("the golden file has %d classes, vbench %d", len(golden.Classes), len(hfClasses))
+	}
+	for _, c := range hfClasses {
+		g, ok := golden.Classes[c.Name]
+		if !ok || len(g.Cases) < 4 || len(g.Rows) < 4 {
+			t.Fatalf("the golden file has no cases for %s", c.Name)
+		}
+		for _, gc := range g.Cases {
+			t.Run(c.Name+"/"+gc.Name, func(t *testing.T) {
+				spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: c.IDs[0], NoOversample: gc.NoOversample},
+					OutputLen: gc.OutputLen, SkipChatTemplate: gc.Skip, EnableMultimodalChat: gc.MMChat, BlazeditMaxDistance: 1}
+				if gc.MinDistance != nil {
+					spec.BlazeditMinDistance = *gc.MinDistance
+				}
+				if gc.MaxDistance != nil {
+					spec.BlazeditMaxDistance = *gc.MaxDistance
+				}
+				var counts Counts
+				env := Env{Tokenizer: wsTokenizer{}, Seed: gc.Seed, NumPrompts: gc.N, IDPrefix: gc.Prefix, Counts: &counts}
+				reqs, err := hfCollect(c, hfRows(g.Rows), spec, env)
+				if gc.Error != "" {
+					want := map[string]string{"ValueError": "duplicate request id", "IndexError": "nothing to oversample"}[strings.SplitN(gc.Error, ":", 2)[0]]
+					if err == nil || want == "" || !strings.Contains(err.Error(), want) {
+						t.Fatalf("error %v, want one saying %q (vLLM: %s)", err, want, gc.Error)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]vllmRequest, len(gc.Requests))
+				for i, w := range gc.Requests {
+					want[i] = w.vllmRequest
+				}
+				checkVLLMRequests(t, reqs, want)
+				for i, w := range gc.Requests {
+					if i >= len(reqs) {
+						break
+					}
+					if w.Messages == nil {
+						if reqs[i].Messages != nil {
+							t.Errorf("request %d has messages %+v, vLLM sends the prompt", i, reqs[i].Messages)
+						}
+						continue
+					}
+					m := reqs[i].Messages
+					if len(m) != 1 || m[0].Role != RoleUser || len(m[0].Parts) != 1 || m[0].Parts[0] != (Part{Type: PartText, Text: w.Messages[0].Content[0].Text}) {
+						t.Errorf("request %d messages %+v, want %+v", i, m, w.Messages)
+					}
+				}
+				filters := slices.Contains([]string{"ConversationDataset", "AIMODataset", "BlazeditDataset", "MLPerfDataset"}, c.Name)
+				if counts.Filtered != filters {
+					t.Errorf("Counts.Filtered = %v, want %v", counts.Filtered, filters)
+				}
+				if filters && counts.Examined-counts.Dropped+counts.Oversampled != len(reqs) {
+					t.Errorf("counts %+v do not add up to %d requests", counts, len(reqs))
+				}
+			})
+		}
+	}
+}
+
+// The classes read only as many rows as they need, so a streamed split is
+// downloaded no further.
+func TestHFClassesReadLazily(t *testing.T) {
+	rows := make([]hfRow, 100)
+	for i := range rows {
+		rows[i] = hfRow{"question": "what is one plus one", "prompt": "def f(): pass", "turns": []any{"hello there my friend"},
+			"input": "x = 1", "instruction": "rename x"}
+	}
+	for _, id := range []string{"openai/gsm8k", "openai/openai_humaneval", "philschmid/mt-bench", "likaixin/InstructCoder"} {
+		read := 0
+		counted := func(yield func(hfRow, error) bool) {
+			for _, r := range rows {
+				read++
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+		reqs, err := hfCollect(hfClassFor(id), counted, &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+		if err != nil || len(reqs) != 5 || read != 5 {
+			t.Errorf("%s: %d requests from %d rows read, error %v; want 5 from 5", id, len(reqs), read, err)
+		}
+	}
+}
+
+// A loader error ends the sampling with that error.
+func TestHFClassesLoaderError(t *testing.T) {
+	boom := errors.New("reading train-00000-of-00002.parquet: unexpected EOF")
+	rows := func(yield func(hfRow, error) bool) {
+		if yield(hfRow{"question": "a b c d"}, nil) {
+			yield(nil, boom)
+		}
+	}
+	_, err := hfCollect(hfClassFor("openai/gsm8k"), rows, &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v, want the loader's", err)
+	}
+}
+
+func TestHFClassesBadRows(t *testing.T) {
+	tests := []struct {
+		id   string
+		row  hfRow
+		want string
+	}{
+		{"likaixin/InstructCoder", hfRow{"instruction": "x"}, `row 1: no "input" column: expected a string`},
+		{"likaixin/InstructCoder", hfRow{"input": 3.0, "instruction": "x"}, `row 1: "input" is a number, expected a string`},
+		{"philschmid/mt-bench", hfRow{"turns": "hi"}, `row 1: "turns" is a string, expected a list of strings`},
+		{"philschmid/mt-bench", hfRow{"turns": []any{}}, `row 1: "turns" is empty: expected a list that starts with the prompt`},
+		{"philschmid/mt-bench", hfRow{"turns": []any{nil}}, `row 1: the first of "turns" is null, expected the prompt string`},
+		{"openai/openai_humaneval", hfRow{"prompt": []any{"a"}}, `row 1: "prompt" is a list, expected a string`},
+		{"openai/gsm8k", hfRow{"answer": "4"}, `row 1: no "question" column: expected a string`},
+		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"id": "x"}, `row 1: no "conversations" column: expected a list of turns (objects with a "value" string)`},
+		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{"hi", "there"}}, `row 1: turn 0 of "conversations" is a string, expected an object with a "value" string`},
+		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{map[string]any{"value": "a b c d"}, map[string]any{"from": "gpt"}}},
+			`row 1: turn 1 of "conversations" has no "value": expected a string`},
+		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{map[string]any{"value": 1.0}, map[string]any{"value": "e f g h"}}},
+			`row 1: turn 0 of "conversations" has a "value" that is a number, expected a string`},
+		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{map[string]any{"value": "a b c d"}, map[string]any{"value": "e f g h"}}, "image": map[string]any{"bytes": "..."}},
+			`row 1: "image" is an object: vbench takes an image URL or file path string (inline image bytes belong to the multimodal datasets, not implemented yet)`},
+		{"AI-MO/NuminaMath-CoT", hfRow{"problem": "a b c d", "solution": true}, `row 1: "solution" is a boolean, expected a string`},
+		{"zed-industries/zeta", hfRow{"events": "", "input": "x"}, `row 1: no "output" column: expected a string`},
+		{"vdaita/edit_5k_char", hfRow{"code": "x", "change_request": "y", "norm_distance": "0.5"}, `row 1: "norm_distance" is a string, expected a number`},
+		{"vdaita/edit_10k_char", hfRow{"code": "x", "change_request": "y"}, `row 1: no "norm_distance" column: expected a number`},
+		{"mgoin/mlperf-inference-llama2-data", hfRow{"system_prompt": nil, "question": "q", "output": "o"}, `row 1: "system_prompt" is null, expected a string`},
+	}
+	// Row 0 is good (for every class), so the bad row is row 1.
+	good := hfRow{"input": "a", "instruction": "b", "turns": []any{"a b c d"}, "prompt": "a b c d", "question": "a b c d e",
+		"conversations": []any{map[string]any{"value": "a b c d"}, map[string]any{"value": "e f g h"}},
+		"problem":       "a b c d", "solution": "e f g h", "events": "", "output": "o p q r s", "code": "x", "change_request": "y",
+		"norm_distance": 0.5, "system_prompt": "s"}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			c := hfClassFor(tt.id)
+			_, err := hfCollect(c, hfRows([]hfRow{good, tt.row}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("%s: error %v, want %q", c.Name, err, tt.want)
+			}
+		})
+	}
+}
+
+// noTemplate is a tokenizer without a chat template.
+type noTemplate struct{ tokenizer.Tokenizer }
+
+func TestHFClassesErrors(t *testing.T) {
+	three, zero := 3, 0
+	row := hfRow{"question": "a b c d", "problem": "a b c d", "solution": "", "system_prompt": "s", "output": "o p q r s"}
+	for _, tt := range []struct {
+		name string
+		id   string
+		spec scenario.HFDataset
+		tok  tokenizer.Tokenizer
+		rows []hfRow
+		want string
+	}{
+		{"no tokenizer", "openai/gsm8k", scenario.HFDataset{}, nil, []hfRow{row}, "the hf datasets need a client tokenizer: unset tokenizer.skip_init"},
+		{"no template", "openai/gsm8k", scenario.HFDataset{}, noTemplate{wsTokenizer{}}, []hfRow{row}, "tokenizer ws has no chat template (use --skip-chat-template)"},
+		{"mlperf always templates", "mgoin/mlperf-inference-llama3.1-data", scenario.HFDataset{SkipChatTemplate: true}, noTemplate{wsTokenizer{}},
+			[]hfRow{row}, "tokenizer ws has no chat template, which this dataset's prompts always take (vLLM applies it whatever --skip-chat-template says)"},
+		{"output len 0", "openai/gsm8k", scenario.HFDataset{OutputLen: &zero}, wsTokenizer{}, []hfRow{row}, "dataset.hf.output_len (--hf-output-len) is 0: it must be positive"},
+		{"empty split", "openai/gsm8k", scenario.HFDataset{}, wsTokenizer{}, nil, "the dataset split has no rows, so there is nothing to sample or oversample"},
+		{"all filtered", "mgoin/mlperf-inference-llama2-data", scenario.HFDataset{OutputLen: &three}, wsTokenizer{},
+			[]hfRow{{"system_prompt": "", "question": "q", "output": "o"}}, "none of the 1 rows passes the dataset's filters, so there is nothing to oversample"},
+		// An empty solution measures 0 tokens with a tokenizer that adds no
+		// BOS: vLLM's assertion, even though the prompt is dropped anyway.
+		{"zero-token answer", "AI-MO/aimo-validation-aime", scenario.HFDataset{}, noBOS{},
+			[]hfRow{{"problem": "x", "solution": " "}}, "row 0: the reference answer has 0 tokens (vLLM asserts a positive output length; give --hf-output-len)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := hfCollect(hfClassFor(tt.id), hfRows(tt.rows), &tt.spec, Env{Tokenizer: tt.tok, NumPrompts: 3})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// noBOS is wsTokenizer without special tokens.
+type noBOS struct{ wsTokenizer }
+
+func (noBOS) Encode(text string, _ bool) []int { return wsTokenizer{}.Encode(text, false) }
+
+func TestHFClassFor(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range hfClasses {
+		for _, id := range c.IDs {
+			if seen[id] {
+				t.Errorf("%s is served twice", id)
+			}
+			seen[id] = true
+			if got := hfClassFor(id); got != c {
+				t.Errorf("hfClassFor(%q) = %v, want %s", id, got, c.Name)
+			}
+		}
+	}
+	if len(seen) != 13 {
+		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones", len(seen))
+	}
+	for _, tt := range []struct{ id, want string }{
+		{"lmarena-ai/VisionArena-Chat", "hf dataset lmarena-ai/VisionArena-Chat belongs to vLLM's multimodal datasets (VisionArenaDataset), not implemented yet"},
+		{"Lin-Chen/MMStar", "hf dataset Lin-Chen/MMStar belongs to vLLM's multimodal datasets (MMStarDataset), not implemented yet"},
+		{"lmms-lab/LLaVA-OneVision-Data", "hf dataset lmms-lab/LLaVA-OneVision-Data belongs to vLLM's multimodal datasets (MultiModalConversationDataset), not implemented yet"},
+		{"openslr/librispeech_asr", "hf dataset openslr/librispeech_asr belongs to vLLM's speech (ASR) datasets (ASRDataset), not implemented yet"},
+		{"gorilla-llm/Berkeley-Function-Calling-Leaderboard", "hf dataset gorilla-llm/Berkeley-Function-Calling-Leaderboard belongs to vLLM's tool-calling datasets (BFCLDataset), not implemented yet"},
+		{"openai/GSM8K", `unsupported hf dataset "openai/GSM8K" (--dataset-path, or --hf-name for a local copy): vLLM's hf datasets are a fixed list; vbench serves AI-MO/NuminaMath-1.5, AI-MO/NuminaMath-CoT, AI-MO/aimo-validation-aime, Aeala/ShareGPT_Vicuna_unfiltered, likaixin/InstructCoder, mgoin/mlperf-inference-llama2-data, mgoin/mlperf-inference-llama3.1-data, openai/gsm8k, openai/openai_humaneval, philschmid/mt-bench, vdaita/edit_10k_char, vdaita/edit_5k_char, zed-industries/zeta (the multimodal, ASR and BFCL ones are not implemented yet)`},
+	} {
+		if hfClassFor(tt.id) != nil {
+			t.Errorf("hfClassFor(%q) is not nil", tt.id)
+		}
+		if err := hfClassError(tt.id); err == nil || err.Error() != tt.want {
+			t.Errorf("hfClassError(%q) = %v, want %q", tt.id, err, tt.want)
+		}
+	}
+	splits := map[string][2]string{"InstructCoderDataset": {"train"}, "MTBenchDataset": {"train"}, "HumanEvalDataset": {"test"},
+		"GSM8KDataset": {"test", "main"}, "ConversationDataset": {"train"}, "AIMODataset": {"train"}, "NextEditPredictionDataset": {"train"},
+		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}}
+	for _, c := range hfClasses {
+		if got := [2]string{c.DefaultSplit, c.DefaultSubset}; got != splits[c.Name] {
+			t.Errorf("%s: default split and subset %q, want %q", c.Name, got, splits[c.Name])
+		}
+	}
+}
+
+// An image column becomes a media part of the conversation's chat message,
+// with process_image's URL rules.
+func TestHFConversationImage(t *testing.T) {
+	conv := []any{map[string]any{"value": "what is in the picture"}, map[string]any{"value": "a cat on a mat"}}
+	for img, want := range map[string]string{"cat.jpg": "file://cat.jpg", "https://x/cat.jpg": "https://x/cat.jpg", "data:image/png;base64,AAAA": "data:image/png;base64,AAAA"} {
+		reqs, err := hfCollect(hfClassFor("Aeala/ShareGPT_Vicuna_unfiltered"), hfRows([]hfRow{{"conversations": conv, "image": img}}),
+			&scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantMsg := []Message{{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "what is in the picture"}, {Type: PartImage, URL: want}}}}
+		if len(reqs) != 1 || reqs[0].Prompt != "what is in the picture" || !slices.EqualFunc(reqs[0].Messages, wantMsg, func(a, b Message) bool {
+			return a.Role == b.Role && slices.Equal(a.Parts, b.Parts)
+		}) {
+			t.Errorf("%s: requests %+v, want messages %+v", img, reqs, wantMsg)
+		}
+	}
+}
+
+// Oversampling reseeds and draws from Python's global generator, as vLLM's
+// does, and leaves it alone when it does not oversample; either way the
+// requests are the same as with a generator of its own.
+func TestHFOversampleUsesPyGlobal(t *testing.T) {
+	rows := []hfRow{{"question": "a b c"}, {"question": "d e f g"}, {"question": "h"}}
+	c := hfClassFor("openai/gsm8k")
+	for _, n := range []int{2, 9} {
+		own, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		global := numpy.NewPyRandom(0) // as serve.py's random.seed(seed) at start, seed 0 here
+		got, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, own, func(a, b Request) bool { return a.ID == b.ID && a.Prompt == b.Prompt }) {
+			t.Fatalf("n=%d: requests differ with the global generator", n)
+		}
+		// The state vLLM leaves: untouched below 3 rows, else seed 5 and
+		// one choice per copy.
+		want := numpy.NewPyRandom(0)
+		if n > len(rows) {
+			want.Seed(5)
+			for range n - len(rows) {
+				want.Choice(len(rows))
+			}
+		}
+		if g, w := global.Random(), want.Random(); g != w {
+			t.Errorf("n=%d: the global generator's next draw is %v, want %v", n, g, w)
+		}
+	}
+}
+
+// Any row, whatever its columns and their types, gives every class a
+// valid request, a dropped row or a one-line error naming the row; never
+// a panic.
+func FuzzHFClassRows(f *testing.F) {
+	for _, s := range []string{
+		`{"input": "x", "instruction": "y"}`, `{"turns": ["a b c d"]}`, `{"turns": [1]}`, `{"question": null}`,
+		`{"conversations": [{"value": "a b c d"}, {"value": "e f g h"}], "image": "x.png"}`, `{"conversations": [[], {}]}`,
+		`{"problem": "a b c d", "solution": ""}`, `{"events": "", "input": "", "output": "<|editable_region_start|>"}`,
+		`{"code": "c", "change_request": "r", "norm_distance": 0.5}`, `{"norm_distance": "NaN"}`,
+		`{"system_prompt": "s", "question": "q", "output": "a b c d e"}`,
+	} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, row string, n int) {
+		var r hfRow
+		if json.Unmarshal([]byte(row), &r) != nil || r == nil {
+			return
+		}
+		n = n%8 - 1
+		for _, c := range hfClasses {
+			reqs, err := hfCollect(c, hfRows([]hfRow{r, r}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
+			if err != nil {
+				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "row ") && !strings.Contains(msg, "nothing to oversample") {
+					t.Fatalf("%s: error %q", c.Name, msg)
+				}
+				continue
+			}
+			if n > 0 && len(reqs) != n {
+				t.Fatalf("%s: %d requests for num_prompts %d", c.Name, len(reqs), n)
+			}
+		}
+	})
+}
