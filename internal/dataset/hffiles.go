@@ -46,7 +46,9 @@ func (r *hubRepo) Local(ctx context.Context, name string) (string, error) {
 
 func (r *hubRepo) Display(name string) string { return r.id + "/" + name }
 
-func (r *hubRepo) String() string { return "Hub dataset " + r.id + "@" + r.listing.Commit[:min(12, len(r.listing.Commit))] }
+func (r *hubRepo) String() string {
+	return "Hub dataset " + r.id + "@" + r.listing.Commit[:min(12, len(r.listing.Commit))]
+}
 
 // dirRepo is a local directory laid out as a dataset repository.
 type dirRepo struct {

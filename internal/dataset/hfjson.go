@@ -105,8 +105,8 @@ func jsonListRows(ctx context.Context, name string, data []byte, yield func(hfRo
 		yield(nil, jsonListError(name, data, -1, dec.InputOffset(), err))
 		return
 	}
-	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
-		yield(nil, fmt.Errorf("%s:%s: unexpected data after the list of rows", name, lineCol(data, dec.InputOffset())))
+	if off := skipJSONSpace(data, int(dec.InputOffset())); off < len(data) {
+		yield(nil, fmt.Errorf("%s:%s: unexpected data after the list of rows", name, lineCol(data, int64(off))))
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"io"
 	"iter"
 	"os"
+	"runtime"
+	"sync"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -35,6 +38,12 @@ type pqNode struct {
 	col, ncols   int // its leaf columns: [col, col+ncols)
 	fields       []*pqNode
 	leaf         parquet.Node
+	conv         func(*pqSlab, parquet.Value) any // a leaf's conversion
+
+	// Scratch of a list or map, reused: a node is never its own
+	// descendant, so one decode of it at a time uses them.
+	starts [][]int
+	window [][]parquet.Value
 }
 
 // pqSchema is the decoder of a file's rows.
@@ -98,7 +107,7 @@ func buildPQNode(n parquet.Node, name string, parentDef, parentRep int, col *int
 		def++
 	}
 	if n.Leaf() {
-		p := &pqNode{name: name, kind: pqLeaf, def: def, col: *col, ncols: 1, leaf: n}
+		p := &pqNode{name: name, kind: pqLeaf, def: def, col: *col, ncols: 1, leaf: n, conv: pqConv(n)}
 		*col++
 		return p, nil
 	}
@@ -157,7 +166,7 @@ func buildPQNode(n parquet.Node, name string, parentDef, parentRep int, col *int
 
 // decode decodes the node from cs, its columns' values in scope (cs[i]
 // holds column n.col+i's).
-func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
+func (n *pqNode) decode(slab *pqSlab, cs [][]parquet.Value) (any, error) {
 	if len(cs) == 0 || len(cs[0]) == 0 {
 		return nil, fmt.Errorf("column %q: no value", n.name)
 	}
@@ -167,11 +176,11 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 	}
 	switch n.kind {
 	case pqLeaf:
-		return pqValue(n.leaf, first), nil
+		return n.conv(slab, first), nil
 	case pqGroup:
 		m := make(map[string]any, len(n.fields))
 		for _, f := range n.fields {
-			v, err := f.decode(cs[f.col-n.col : f.col-n.col+f.ncols])
+			v, err := f.decode(slab, cs[f.col-n.col:f.col-n.col+f.ncols])
 			if err != nil {
 				return nil, err
 			}
@@ -192,9 +201,13 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 			count++
 		}
 	}
-	starts := make([][]int, len(cs))
+	if n.starts == nil {
+		n.starts = make([][]int, len(cs))
+		n.window = make([][]parquet.Value, len(cs))
+	}
+	starts := n.starts
 	for j, c := range cs {
-		s := make([]int, 0, count+1)
+		s := starts[j][:0]
 		for i, v := range c {
 			if v.RepetitionLevel() <= n.rep {
 				s = append(s, i)
@@ -206,7 +219,7 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 		starts[j] = append(s, len(c))
 	}
 	window := func(e int, f *pqNode) [][]parquet.Value {
-		w := make([][]parquet.Value, f.ncols)
+		w := n.window[f.col-n.col : f.col-n.col+f.ncols]
 		for j := range w {
 			k := f.col - n.col + j
 			w[j] = cs[k][starts[k][e]:starts[k][e+1]]
@@ -217,7 +230,7 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 		elem := n.fields[0]
 		out := make([]any, count)
 		for e := range count {
-			v, err := elem.decode(window(e, elem))
+			v, err := elem.decode(slab, window(e, elem))
 			if err != nil {
 				return nil, err
 			}
@@ -228,11 +241,11 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 	key, value := n.fields[0], n.fields[1]
 	out := make(map[string]any, count)
 	for e := range count {
-		k, err := key.decode(window(e, key))
+		k, err := key.decode(slab, window(e, key))
 		if err != nil {
 			return nil, err
 		}
-		v, err := value.decode(window(e, value))
+		v, err := value.decode(slab, window(e, value))
 		if err != nil {
 			return nil, err
 		}
@@ -241,34 +254,34 @@ func (n *pqNode) decode(cs [][]parquet.Value) (any, error) {
 	return out, nil
 }
 
-// pqValue converts a present leaf value as the contract of hfRow says:
-// numbers become float64, byte arrays strings.
-func pqValue(n parquet.Node, v parquet.Value) any {
-	switch v.Kind() {
+// pqConv returns the conversion of a leaf's present values, as the
+// contract of hfRow says: numbers become float64, byte arrays strings.
+func pqConv(n parquet.Node) func(*pqSlab, parquet.Value) any {
+	switch n.Type().Kind() {
 	case parquet.Boolean:
-		return v.Boolean()
+		return func(_ *pqSlab, v parquet.Value) any { return v.Boolean() }
 	case parquet.Int32:
 		if convertedIs(n, deprecated.Uint8, deprecated.Uint16, deprecated.Uint32) {
-			return float64(uint32(v.Int32()))
+			return func(_ *pqSlab, v parquet.Value) any { return float64(uint32(v.Int32())) }
 		}
-		return float64(v.Int32())
+		return func(_ *pqSlab, v parquet.Value) any { return float64(v.Int32()) }
 	case parquet.Int64:
 		if convertedIs(n, deprecated.Uint64) {
-			return float64(uint64(v.Int64()))
+			return func(_ *pqSlab, v parquet.Value) any { return float64(uint64(v.Int64())) }
 		}
-		return float64(v.Int64())
+		return func(_ *pqSlab, v parquet.Value) any { return float64(v.Int64()) }
 	case parquet.Float:
-		return float64(v.Float())
+		return func(_ *pqSlab, v parquet.Value) any { return float64(v.Float()) }
 	case parquet.Double:
-		return v.Double()
+		return func(_ *pqSlab, v parquet.Value) any { return v.Double() }
 	case parquet.ByteArray, parquet.FixedLenByteArray:
-		return string(v.ByteArray())
+		return func(slab *pqSlab, v parquet.Value) any { return slab.string(v.ByteArray()) }
 	}
-	return v.String()
+	return func(_ *pqSlab, v parquet.Value) any { return v.String() }
 }
 
 // decodeRow decodes one row; cs is scratch of the schema's column count.
-func (ps *pqSchema) decodeRow(row parquet.Row, cs [][]parquet.Value) (hfRow, error) {
+func (ps *pqSchema) decodeRow(slab *pqSlab, row parquet.Row, cs [][]parquet.Value) (hfRow, error) {
 	for i := range cs {
 		cs[i] = nil
 	}
@@ -287,7 +300,7 @@ func (ps *pqSchema) decodeRow(row parquet.Row, cs [][]parquet.Value) (hfRow, err
 	}
 	out := make(hfRow, len(ps.fields))
 	for _, f := range ps.fields {
-		v, err := f.decode(cs[f.col : f.col+f.ncols])
+		v, err := f.decode(slab, cs[f.col:f.col+f.ncols])
 		if err != nil {
 			return nil, err
 		}
@@ -299,8 +312,18 @@ func (ps *pqSchema) decodeRow(row parquet.Row, cs [][]parquet.Value) (hfRow, err
 // pqBatch is how many rows a read takes.
 const pqBatch = 128
 
+// pqMsg is a batch of decoded rows of one row group, or its end, or an
+// error.
+type pqMsg struct {
+	rows []hfRow
+	err  error
+	end  bool
+}
+
 // readParquetRows yields the rows of the parquet file at p (named name in
-// errors), row group by row group, a batch at a time.
+// errors) in file order. Row groups are decoded in parallel, each by one
+// of up to four workers that stay a few batches ahead of the reader (so
+// memory stays bounded however large the file).
 func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
 	return func(yield func(hfRow, error) bool) {
 		f, err := os.Open(p)
@@ -323,52 +346,128 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 			yield(nil, fmt.Errorf("%s: not a readable parquet file: %v", name, err))
 			return
 		}
-		ps, err := newPQSchema(pf.Schema())
-		if err != nil {
+		if _, err := newPQSchema(pf.Schema()); err != nil {
 			yield(nil, fmt.Errorf("%s: the schema: %v", name, err))
 			return
 		}
-		cs := make([][]parquet.Value, ps.ncols)
-		buf := make([]parquet.Row, pqBatch)
-		row := 0
-		for _, rg := range pf.RowGroups() {
-			rows := rg.Rows()
-			for {
-				if err := ctx.Err(); err != nil {
-					rows.Close()
-					yield(nil, err)
-					return
+		groups := pf.RowGroups()
+		if len(groups) == 0 && pf.NumRows() != 0 {
+			yield(nil, fmt.Errorf("%s: the file says it has %d rows but holds no row group", name, pf.NumRows()))
+			return
+		}
+		offsets := make([]int64, len(groups))
+		for g := 1; g < len(groups); g++ {
+			offsets[g] = offsets[g-1] + groups[g-1].NumRows()
+		}
+		workers := min(runtime.GOMAXPROCS(0), len(groups), 4)
+		if workers == 0 {
+			return
+		}
+		done := make(chan struct{})
+		chans := make([]chan pqMsg, workers)
+		var wg sync.WaitGroup
+		defer func() {
+			close(done)
+			wg.Wait()
+		}()
+		for w := range workers {
+			chans[w] = make(chan pqMsg, 4)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				send := func(m pqMsg) bool {
+					select {
+					case chans[w] <- m:
+						return true
+					case <-done:
+						return false
+					}
 				}
-				n, err := rows.ReadRows(buf)
-				for i := range n {
-					r, derr := ps.decodeRow(buf[i], cs)
-					if derr != nil {
-						rows.Close()
-						yield(nil, fmt.Errorf("%s: row %d: %v", name, row, derr))
+				ps, _ := newPQSchema(pf.Schema())
+				for g := w; g < len(groups); g += workers {
+					if !decodeRowGroup(ctx, name, ps, groups[g], offsets[g], send) {
 						return
 					}
-					row++
+				}
+			}()
+		}
+		for g := range groups {
+			for m := range chans[g%workers] {
+				if m.err != nil {
+					yield(nil, m.err)
+					return
+				}
+				if m.end {
+					break
+				}
+				for _, r := range m.rows {
 					if !yield(r, nil) {
-						rows.Close()
 						return
 					}
-				}
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					rows.Close()
-					yield(nil, fmt.Errorf("%s: row %d: reading the parquet file: %v", name, row, err))
-					return
-				}
-				if n == 0 {
-					break
 				}
 			}
-			rows.Close()
-		}
-		if row == 0 && len(pf.RowGroups()) == 0 && pf.NumRows() != 0 {
-			yield(nil, fmt.Errorf("%s: the file says it has %d rows but holds no row group", name, pf.NumRows()))
 		}
 	}
+}
+
+// decodeRowGroup sends the decoded rows of one row group in batches, then
+// its end; it returns false after an error or when send refuses.
+func decodeRowGroup(ctx context.Context, name string, ps *pqSchema, rg parquet.RowGroup, offset int64, send func(pqMsg) bool) bool {
+	rows := rg.Rows()
+	defer rows.Close()
+	cs := make([][]parquet.Value, ps.ncols)
+	var slab pqSlab
+	buf := make([]parquet.Row, pqBatch)
+	row := offset
+	for {
+		if err := ctx.Err(); err != nil {
+			send(pqMsg{err: err})
+			return false
+		}
+		n, err := rows.ReadRows(buf)
+		out := make([]hfRow, 0, n)
+		for i := range n {
+			r, derr := ps.decodeRow(&slab, buf[i], cs)
+			if derr != nil {
+				send(pqMsg{err: fmt.Errorf("%s: row %d: %v", name, row, derr)})
+				return false
+			}
+			row++
+			out = append(out, r)
+		}
+		if len(out) > 0 && !send(pqMsg{rows: out}) {
+			return false
+		}
+		if errors.Is(err, io.EOF) || err == nil && n == 0 {
+			return send(pqMsg{end: true})
+		}
+		if err != nil {
+			send(pqMsg{err: fmt.Errorf("%s: row %d: reading the parquet file: %v", name, row, err)})
+			return false
+		}
+	}
+}
+
+// pqSlabSize is the size of the blocks byte array values are copied to.
+const pqSlabSize = 64 << 10
+
+// pqSlab copies the strings of byte array values into shared blocks, one
+// allocation for many strings (the page buffers the values point to are
+// reused, so each must be copied). A block is written only past the
+// strings made of it, which stay immutable.
+type pqSlab struct{ buf []byte }
+
+func (s *pqSlab) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > pqSlabSize/4 {
+		return string(b)
+	}
+	if cap(s.buf)-len(s.buf) < len(b) {
+		s.buf = make([]byte, 0, pqSlabSize)
+	}
+	start := len(s.buf)
+	s.buf = append(s.buf, b...)
+	return unsafe.String(&s.buf[start], len(b))
 }
