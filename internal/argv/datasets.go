@@ -198,6 +198,41 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
+		name: "hf",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.HFDataset{
+				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
+				BlazeditMaxDistance: 1, ASRMaxAudioLenSec: scenario.Inf,
+			}
+			out := n.hfOutputLen
+			if n.outputLen != nil {
+				out = n.outputLen
+			}
+			if out != nil {
+				v := int(*out)
+				d.OutputLen = &v
+			}
+			return scenario.Dataset{HF: d}
+		},
+		outputLenPath: "dataset.hf.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":    func(d scenario.Dataset) []string { return []string{d.HF.Path} },
+			"--no-oversample":   func(d scenario.Dataset) []string { return storeTrue(d.HF.NoOversample) },
+			"--disable-shuffle": func(d scenario.Dataset) []string { return storeTrue(d.HF.DisableShuffle) },
+			"--hf-subset":       func(d scenario.Dataset) []string { return nonEmpty(d.HF.Subset) },
+			"--hf-split":        func(d scenario.Dataset) []string { return nonEmpty(d.HF.Split) },
+			"--hf-name":         func(d scenario.Dataset) []string { return nonEmpty(d.HF.Name) },
+			"--no-stream":       func(d scenario.Dataset) []string { return storeTrue(d.HF.NoStream) },
+			"--hf-output-len": func(d scenario.Dataset) []string {
+				if d.HF.OutputLen == nil {
+					return nil
+				}
+				return []string{strconv.Itoa(*d.HF.OutputLen)}
+			},
+		},
+	},
+	{
 		name: "burstgpt",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: n.datasetPath}}
@@ -234,6 +269,14 @@ func nonDefault(v, def int) []string {
 		return nil
 	}
 	return []string{strconv.Itoa(v)}
+}
+
+// nonEmpty is the value of a string flag, nil when unset ("").
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // storeTrue is the values of a store_true flag: set (empty, non-nil) or

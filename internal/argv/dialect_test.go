@@ -198,7 +198,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--backend", "nope"}, "--backend: invalid choice: 'nope' (choose from vllm, openai, openai-chat, openai-audio", false},
 		{[]string{"--ramp-up-strategy", "step"}, "--ramp-up-strategy: invalid choice: 'step' (choose from linear, exponential)", false},
 		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet (vbench serve implements vllm, openai, openai-chat so far)", true},
-		{[]string{"--dataset-name", "timed_trace"}, "--dataset-name timed_trace: not supported yet (vbench serve implements burstgpt, custom, prefix_repetition, random, sharegpt, sonnet, spec_bench so far)", true},
+		{[]string{"--dataset-name", "timed_trace"}, "--dataset-name timed_trace: not supported yet (vbench serve implements burstgpt, custom, hf, prefix_repetition, random, sharegpt, sonnet, spec_bench so far)", true},
 		{[]string{"--dataset-name", "prefix_repetition", "--dataset-path", "p.json"}, "--dataset-path p.json: the prefix_repetition dataset is generated and reads no file: leave --dataset-path out (vllm bench serve refuses it too)", false},
 		{[]string{"--dataset-path", "p.json"}, "--dataset-path p.json: the random dataset is generated and reads no file", false},
 		{[]string{"--dataset-name", "custom"}, "--dataset-name custom: the custom dataset needs --dataset-path (a JSONL file with a prompt per line)", false},

@@ -79,6 +79,11 @@ type namespace struct {
 	specBenchOutputLen                               int64
 	specBenchCategory                                string
 
+	// The hf dataset's flags.
+	hfSubset, hfSplit, hfName string
+	hfOutputLen               *int64
+	noStream                  bool
+
 	// The prefix_repetition dataset's flags.
 	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
 
@@ -204,17 +209,17 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path"},
-		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl)",
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.hf.path"},
+		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; hf: a Hub dataset id, or a local directory or file)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample"},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.hf.no_oversample"},
 		help: "do not pad the sampled requests up to --num-prompts (custom)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
 	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template"},
 		help: "send prompts without the tokenizer's chat template (custom)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle"},
-		help: "keep the file's order (custom, sharegpt, spec_bench), or the requests grouped by prefix (prefix_repetition)",
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle", "dataset.hf.disable_shuffle"},
+		help: "keep the file's order (custom, sharegpt, spec_bench, hf), or the requests grouped by prefix (prefix_repetition)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
 		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
@@ -235,8 +240,8 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len"},
-		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --spec-bench-output-len and --prefix-repetition-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
+		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --hf-output-len, --spec-bench-output-len and --prefix-repetition-output-len", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
 	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
 		help: "sharegpt: send the prompt as chat messages with content parts",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
@@ -248,6 +253,18 @@ var flags = []*flagDef{
 	{name: "--spec-bench-category", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.spec_bench.category"},
 		help: "spec_bench: keep only this category (default: all)",
 		set:  func(n *namespace, v []string) error { n.specBenchCategory = v[0]; return nil }},
+
+	{name: "--hf-subset", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.subset"},
+		help: "hf: the dataset's subset (config)", set: func(n *namespace, v []string) error { n.hfSubset = v[0]; return nil }},
+	{name: "--hf-split", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.split"},
+		help: "hf: the split (default: the dataset's; train when it has one)", set: func(n *namespace, v []string) error { n.hfSplit = v[0]; return nil }},
+	{name: "--hf-name", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.name"},
+		help: "hf: the Hub id of a dataset whose --dataset-path is a local copy", set: func(n *namespace, v []string) error { n.hfName = v[0]; return nil }},
+	{name: "--hf-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.hf.output_len"},
+		help: "hf: fixed output length", set: setIntPtr(func(n *namespace) **int64 { return &n.hfOutputLen })},
+	{name: "--no-stream", arity: arityZero, def: "False", paths: []string{"dataset.hf.no_stream"},
+		help: "hf: load the dataset whole, not streamed (shuffles all the rows, not through a buffer)",
+		set:  func(n *namespace, _ []string) error { n.noStream = true; return nil }},
 
 	{name: "--prefix-repetition-prefix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.prefix_len"},
 		help: "prefix_repetition dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepPrefixLen })},

@@ -140,7 +140,11 @@ func resolveHFFiles(ctx context.Context, r hfRepo, subset, split string) (hfSpli
 		}
 		return hfSplit{Split: split, Format: format, Files: []string{filepath.Base(f.path)}}, nil
 	}
-	return resolveHFSplit(ctx, r, subset, split)
+	sp, err := resolveHFSplit(ctx, r, subset, split)
+	if h, ok := r.(*hubRepo); ok && err != nil && h.listing.Cached {
+		err = fmt.Errorf("%w (the Hub was not asked, offline or unreachable: the cache knows only the files downloaded before)", err)
+	}
+	return sp, err
 }
 
 // hfRowAt is a row and where it comes from.

@@ -247,7 +247,7 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDa
 			}
 			if !detected {
 				if f, err = detectHFFormat(r.row); err != nil {
-					yield(Request{}, fmt.Errorf("%s: %s row %d: %w", id, r.file, r.index, err))
+					yield(Request{}, fmt.Errorf("%s row %d: %w", r.file, r.index, err))
 					return
 				}
 				detected = true

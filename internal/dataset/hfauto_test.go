@@ -202,7 +202,7 @@ func TestHFErrors(t *testing.T) {
 	}{
 		{scenario.HFDataset{}, "dataset hf: dataset.hf.path (--dataset-path) is required"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "x"}, OutputLen: new(int)}, "dataset.hf.output_len (--hf-output-len) is 0; it must be positive"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/labels"}}, "dataset hf: org/labels: org/labels/train.jsonl row 0: no prompt column: the columns are id, label; expected"},
+		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/labels"}}, "dataset hf: org/labels/train.jsonl row 0: no prompt column: the columns are id, label; expected"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/none"}}, "dataset.hf.path (--dataset-path) org/none is no local file or directory; from the Hub: datasets/org/none@main: repository not found"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "no/such/path"}}, "no/such/path: no such file or directory, and not a Hub dataset id (org/name)"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "types"), DisableShuffle: true}}, filepath.Join(dir, "types", "train.jsonl") + ` row 1: column "prompt": expected a string, found a number`},

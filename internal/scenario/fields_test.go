@@ -109,6 +109,24 @@ var implemented = map[string]string{
 	"dataset.sharegpt.no_oversample":          "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.output_len":             "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.enable_multimodal_chat": "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
+	"dataset.hf.path":                         "the Hub dataset or local directory or file; dataset/hfauto_test.go (TestHFFromHub, TestHFErrors), testdata/script/dataset_hf.txtar",
+	"dataset.hf.disable_shuffle":              "file order; dataset/hfauto_test.go (TestHFFromHub), dataset/hf_test.go",
+	"dataset.hf.no_oversample":                "no padding to num_prompts; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.subset":                       "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
+	"dataset.hf.split":                        "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
+	"dataset.hf.name":                         "the dataset id that picks vLLM's class for a local copy (dataset/hf.go hfID); no test yet",
+	"dataset.hf.output_len":                   "fixed output length; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.no_stream":                    "the non-streaming shuffle; dataset/hf_test.go (TestHFShuffleMatchesDatasets), testdata/script/dataset_hf.txtar",
+	// Options of vLLM's hf dataset classes, which hfclasses.go implements
+	// (another branch: its tests are the evidence); the generic sampler of
+	// datasets no class serves has no use for them.
+	"dataset.hf.skip_chat_template":     "the hf classes (hfclasses.go); no test yet",
+	"dataset.hf.enable_multimodal_chat": "the hf classes (hfclasses.go); no test yet",
+	"dataset.hf.blazedit_min_distance":  "the hf blazedit class (hfclasses.go); no test yet",
+	"dataset.hf.blazedit_max_distance":  "the hf blazedit class (hfclasses.go); no test yet",
+	"dataset.hf.asr_max_audio_len_sec":  "the hf ASR classes (hfclasses.go); no test yet",
+	"dataset.hf.asr_min_audio_len_sec":  "the hf ASR classes (hfclasses.go); no test yet",
+	"dataset.hf.bfcl_categories":        "the hf BFCL class (hfclasses.go); no test yet",
 
 	"dataset.prefix_repetition.prefix_len":      "shared prefixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
 	"dataset.prefix_repetition.suffix_len":      "per-request suffixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
@@ -169,7 +187,7 @@ var implemented = map[string]string{
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
 	"random_mm", "random_rerank",
-	"custom_image", "custom_audio", "hf",
+	"custom_image", "custom_audio",
 	"speed_bench", "timed_trace",
 }
 
