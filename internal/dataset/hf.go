@@ -17,6 +17,10 @@ func init() {
 	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true, PythonRandom: true})
 }
 
+// hfClassLookup is hfClassFor; tests replace it to run a class of their
+// own.
+var hfClassLookup = hfClassFor
+
 // hfSource is the hf kind's Source: a Hugging Face dataset from the Hub
 // (through the Hugging Face cache) or a local directory or file.
 type hfSource struct{ spec scenario.HFDataset }
@@ -52,7 +56,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 	return func(yield func(Request, error) bool) {
 		spec := s.spec
 		id := hfID(&spec)
-		class := hfClassFor(id)
+		class := hfClassLookup(id)
 		split := spec.Split
 		if split == "" && class != nil {
 			split = class.DefaultSplit

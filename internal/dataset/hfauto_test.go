@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,5 +223,70 @@ func TestHFErrors(t *testing.T) {
 	reqs, err := Build(context.Background(), scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "one.jsonl")}}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
 	if err != nil || len(reqs) != 2 || reqs[1].Prompt != "a b c d e" || reqs[1].PromptLen != 5 || reqs[1].OutputLen != hfDefaultOutputLen {
 		t.Errorf("a local file: %+v, %v", reqs, err)
+	}
+}
+
+// TestHFClass runs the rows of a dataset a class serves through the
+// class: its default split, the shuffled rows, and its errors wrapped
+// with the class's name and the last row read.
+func TestHFClass(t *testing.T) {
+	dir := writeFiles(t, t.TempDir(), map[string]string{
+		"train.jsonl": "{\"q\": \"train row\"}\n",
+		"test.jsonl":  "{\"q\": \"a\"}\n{\"q\": \"b\"}\n{\"q\": \"c\"}\n{\"q\": 4}\n",
+	})
+	var gotSpec *scenario.HFDataset
+	class := &hfClass{Name: "ToyDataset", IDs: []string{"org/toy"}, DefaultSplit: "test",
+		Sample: func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error] {
+			gotSpec = spec
+			return func(yield func(Request, error) bool) {
+				n := 0
+				for r, err := range rows {
+					if err != nil {
+						yield(Request{}, err)
+						return
+					}
+					q, ok := r["q"].(string)
+					if !ok {
+						yield(Request{}, fmt.Errorf("q is %v, want a string", r["q"]))
+						return
+					}
+					if !yield(Request{Prompt: q, PromptLen: 1, OutputLen: 1, ID: env.IDPrefix + strconv.Itoa(n)}, nil) {
+						return
+					}
+					n++
+					if n == env.NumPrompts {
+						return
+					}
+				}
+			}
+		}}
+	restore := hfClassLookup
+	hfClassLookup = func(id string) *hfClass {
+		if slices.Contains(class.IDs, id) {
+			return class
+		}
+		return nil
+	}
+	defer func() { hfClassLookup = restore }()
+
+	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true}, Name: "org/toy"}
+	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 3 || reqs[0].Prompt != "a" || reqs[2].Prompt != "c" || gotSpec.Name != "org/toy" {
+		t.Errorf("the class's requests: %+v", reqs)
+	}
+	_, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	want := "dataset hf: ToyDataset: q is 4, want a string (the last row read: " + filepath.Join(dir, "test.jsonl") + " row 3)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	// Without the name, the local path is the id: no class serves it, the
+	// split is train, and the columns are auto-detected.
+	spec.Name = ""
+	reqs, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
+	if err == nil || !strings.Contains(err.Error(), "train.jsonl row 0: no prompt column: the columns are q;") {
+		t.Errorf("without --hf-name: %+v, %v", reqs, err)
 	}
 }
