@@ -210,7 +210,8 @@ func readCardConfigs(p string) ([]hfConfig, error) {
 // An empty split picks one: "train" if the dataset has it, else test,
 // else validation, else the first found. The split's format is the most
 // common data file extension (parquet winning a tie); its files are those
-// of that format, each pattern's matches sorted, in pattern order.
+// of that format, each pattern's matches sorted, in pattern order (a file
+// two patterns match is read twice, as the library reads it).
 func resolveHFSplit(ctx context.Context, r hfRepo, subset, split string) (hfSplit, error) {
 	files := r.Files()
 	var configs []hfConfig
@@ -271,7 +272,7 @@ func resolveHFSplit(ctx context.Context, r hfRepo, subset, split string) (hfSpli
 			return hfSplit{}, fmt.Errorf("%s: split %q: pattern %q: %w", r, split, p, err)
 		}
 		for _, f := range candidates {
-			if re.MatchString(f) && !slices.Contains(matched, f) {
+			if re.MatchString(f) {
 				matched = append(matched, f)
 			}
 		}

@@ -309,8 +309,14 @@ func (ps *pqSchema) decodeRow(slab *pqSlab, row parquet.Row, cs [][]parquet.Valu
 	return out, nil
 }
 
-// pqBatch is how many rows a read takes.
-const pqBatch = 128
+// pqBatchRows is the most rows a read takes, pqBatchBytes about the most
+// bytes (uncompressed, by the row group's average row size): a worker
+// keeps at most a few batches ahead of the reader, so rows of images stay
+// few while rows of text come 512 at a time.
+const (
+	pqBatchRows  = 512
+	pqBatchBytes = 4 << 20
+)
 
 // pqMsg is a batch of decoded rows of one row group, or its end, or an
 // error.
@@ -356,8 +362,16 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 			return
 		}
 		offsets := make([]int64, len(groups))
-		for g := 1; g < len(groups); g++ {
-			offsets[g] = offsets[g-1] + groups[g-1].NumRows()
+		batches := make([]int, len(groups))
+		meta := pf.Metadata().RowGroups
+		for g := range groups {
+			if g > 0 {
+				offsets[g] = offsets[g-1] + groups[g-1].NumRows()
+			}
+			batches[g] = pqBatchRows
+			if g < len(meta) && meta[g].NumRows > 0 && meta[g].TotalByteSize > 0 {
+				batches[g] = int(min(max(int64(pqBatchBytes)/(meta[g].TotalByteSize/meta[g].NumRows+1), 1), pqBatchRows))
+			}
 		}
 		workers := min(runtime.GOMAXPROCS(0), len(groups), 4)
 		if workers == 0 {
@@ -371,7 +385,7 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 			wg.Wait()
 		}()
 		for w := range workers {
-			chans[w] = make(chan pqMsg, 4)
+			chans[w] = make(chan pqMsg, 2)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -385,7 +399,7 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 				}
 				ps, _ := newPQSchema(pf.Schema())
 				for g := w; g < len(groups); g += workers {
-					if !decodeRowGroup(ctx, name, ps, groups[g], offsets[g], send) {
+					if !decodeRowGroup(ctx, name, ps, groups[g], offsets[g], batches[g], send) {
 						return
 					}
 				}
@@ -412,12 +426,12 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 
 // decodeRowGroup sends the decoded rows of one row group in batches, then
 // its end; it returns false after an error or when send refuses.
-func decodeRowGroup(ctx context.Context, name string, ps *pqSchema, rg parquet.RowGroup, offset int64, send func(pqMsg) bool) bool {
+func decodeRowGroup(ctx context.Context, name string, ps *pqSchema, rg parquet.RowGroup, offset int64, batch int, send func(pqMsg) bool) bool {
 	rows := rg.Rows()
 	defer rows.Close()
 	cs := make([][]parquet.Value, ps.ncols)
 	var slab pqSlab
-	buf := make([]parquet.Row, pqBatch)
+	buf := make([]parquet.Row, batch)
 	row := offset
 	for {
 		if err := ctx.Err(); err != nil {
