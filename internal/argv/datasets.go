@@ -141,14 +141,7 @@ var argvDatasets = []*argvDataset{
 				FileOptions:          scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				EnableMultimodalChat: n.multimodalChat,
 			}
-			out := n.sharegptOutputLen
-			if n.outputLen != nil {
-				out = n.outputLen
-			}
-			if out != nil {
-				v := int(*out)
-				d.OutputLen = &v
-			}
+			d.OutputLen = optionalLen(n.sharegptOutputLen, n.outputLen)
 			return scenario.Dataset{ShareGPT: d}
 		},
 		outputLenPath: "dataset.sharegpt.output_len",
@@ -205,14 +198,7 @@ var argvDatasets = []*argvDataset{
 				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
 				BlazeditMaxDistance: 1, ASRMaxAudioLenSec: scenario.Inf,
 			}
-			out := n.hfOutputLen
-			if n.outputLen != nil {
-				out = n.outputLen
-			}
-			if out != nil {
-				v := int(*out)
-				d.OutputLen = &v
-			}
+			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
 			return scenario.Dataset{HF: d}
 		},
 		outputLenPath: "dataset.hf.output_len",
@@ -269,6 +255,19 @@ func nonDefault(v, def int) []string {
 		return nil
 	}
 	return []string{strconv.Itoa(v)}
+}
+
+// optionalLen is a kind's optional output length (own, nil when unset)
+// as --output-len (general) overrides it, as vLLM's serve does.
+func optionalLen(own, general *int64) *int {
+	if general != nil {
+		own = general
+	}
+	if own == nil {
+		return nil
+	}
+	v := int(*own)
+	return &v
 }
 
 // nonEmpty is the value of a string flag, nil when unset ("").

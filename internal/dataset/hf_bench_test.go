@@ -18,16 +18,7 @@ import (
 func BenchmarkHFParquet(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := strings.Fields("the quick brown fox jumps over a lazy dog while seven wizards quietly hex bold jugglers and vexing zebras")
-	text := func(n int) string {
-		var sb strings.Builder
-		for i := range n {
-			if i > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(words[rng.IntN(len(words))])
-		}
-		return sb.String()
-	}
+	text := func(n int) string { return benchText(rng, words, n) }
 	rows := make([]pqConvRow, 20000)
 	for i := range rows {
 		rows[i] = pqConvRow{ID: fmt.Sprint(i), Score: int64(i), Conversations: []pqTurn{

@@ -110,27 +110,38 @@ func jsonListRows(ctx context.Context, name string, data []byte, yield func(hfRo
 	}
 }
 
-// jsonListError words a decoding error in a JSON list: a truncated file
-// at its end, a syntax error at its byte.
+// jsonListError words a decoding error in a JSON list of rows.
 func jsonListError(name string, data []byte, n int, start int64, err error) error {
 	where := ""
 	if n >= 0 {
 		where = fmt.Sprintf(" row %d:", n)
 	}
+	if e, ok := jsonSyntaxError(name, data, where, "rows", start, err); ok {
+		return e
+	}
+	return fmt.Errorf("%s:%s:%s %v", name, lineCol(data, start), where, err)
+}
+
+// jsonSyntaxError words a truncated file (at its end) or a syntax error
+// (at its byte) in a JSON list of things as one line; ok is false for
+// another error. where names the element (" row 3:"), start its offset.
+func jsonSyntaxError(name string, data []byte, where, things string, start int64, err error) (_ error, ok bool) {
 	var syn *json.SyntaxError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("%s:%s:%s truncated JSON: the file ends inside the list of rows", name, lineCol(data, int64(len(data))), where)
+		return fmt.Errorf("%s:%s:%s truncated JSON: the file ends inside the list of %s", name, lineCol(data, int64(len(data))), where, things), true
 	case errors.As(err, &syn):
+		// A Decoder's offsets are not the file's: find the bad byte by
+		// decoding the whole file (on this error path only).
 		pos := start
 		var v any
 		var whole *json.SyntaxError
 		if errors.As(json.Unmarshal(data, &v), &whole) {
 			pos = whole.Offset - 1
 		}
-		return fmt.Errorf("%s:%s:%s invalid JSON: %v", name, lineCol(data, pos), where, err)
+		return fmt.Errorf("%s:%s:%s invalid JSON: %v", name, lineCol(data, pos), where, err), true
 	}
-	return fmt.Errorf("%s:%s:%s %v", name, lineCol(data, start), where, err)
+	return nil, false
 }
 
 // jsonLinesRows yields the objects of a JSON Lines file.

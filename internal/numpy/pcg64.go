@@ -265,22 +265,16 @@ func (g *Generator) interval(max uint64) uint64 {
 	if max == 0 {
 		return 0
 	}
-	mask := max
-	mask |= mask >> 1
-	mask |= mask >> 2
-	mask |= mask >> 4
-	mask |= mask >> 8
-	mask |= mask >> 16
-	mask |= mask >> 32
+	m := mask(max)
 	if max <= math.MaxUint32 {
 		for {
-			if v := uint64(g.bits.Uint32()) & mask; v <= max {
+			if v := uint64(g.bits.Uint32()) & m; v <= max {
 				return v
 			}
 		}
 	}
 	for {
-		if v := g.bits.Uint64() & mask; v <= max {
+		if v := g.bits.Uint64() & m; v <= max {
 			return v
 		}
 	}
@@ -289,11 +283,7 @@ func (g *Generator) interval(max uint64) uint64 {
 // Shuffle is Generator.shuffle of a sequence of n elements (a list or a
 // one-dimensional array): Fisher-Yates from the end, swapping element i
 // with element interval(i) for i = n-1 down to 1.
-func (g *Generator) Shuffle(n int, swap func(i, j int)) {
-	for i := n - 1; i > 0; i-- {
-		swap(i, int(g.interval(uint64(i))))
-	}
-}
+func (g *Generator) Shuffle(n int, swap func(i, j int)) { fisherYates(n, g.interval, swap) }
 
 // Permutation is Generator.permutation(n): arange(n), shuffled.
 func (g *Generator) Permutation(n int) []int {

@@ -135,28 +135,10 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	repoID := kind + parts[0] + "/" + parts[1]
 	rev, _ := url.PathUnescape(parts[3])
 	file, _ := url.PathUnescape(parts[4])
-	repo := h.Repos[repoID]
-	if repo != nil && repo.Private && r.Header.Get("Authorization") != "Bearer "+h.Token {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	if repo == nil {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	commit := rev
-	if c, ok := repo.Branches[rev]; ok {
-		commit = c
-	}
-	files, ok := repo.Files[commit]
+	repo, commit, files, ok := h.resolve(w, r, kind+parts[0]+"/"+parts[1], rev)
 	if !ok {
-		w.Header().Set("X-Error-Code", "RevisionNotFound")
-		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	w.Header().Set("X-Repo-Commit", commit)
@@ -189,26 +171,9 @@ func (h *Hub) serveListing(w http.ResponseWriter, r *http.Request, p string) {
 		http.NotFound(w, r)
 		return
 	}
-	repo := h.Repos["datasets/"+parts[0]+"/"+parts[1]]
-	if repo != nil && repo.Private && r.Header.Get("Authorization") != "Bearer "+h.Token {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	if repo == nil {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
 	rev, _ := url.PathUnescape(parts[3])
-	commit := rev
-	if c, ok := repo.Branches[rev]; ok {
-		commit = c
-	}
-	files, ok := repo.Files[commit]
+	_, commit, files, ok := h.resolve(w, r, "datasets/"+parts[0]+"/"+parts[1], rev)
 	if !ok {
-		w.Header().Set("X-Error-Code", "RevisionNotFound")
-		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	type sibling struct {
@@ -229,4 +194,32 @@ func (h *Hub) serveListing(w http.ResponseWriter, r *http.Request, p string) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(info)
+}
+
+// resolve finds a repository's revision, or answers the Hub's error (401
+// for a private repository without the token, 404 with the error code)
+// and returns ok false. It runs under h.Mu.
+func (h *Hub) resolve(w http.ResponseWriter, r *http.Request, repoID, rev string) (repo *Repo, commit string, files map[string]string, ok bool) {
+	repo = h.Repos[repoID]
+	if repo != nil && repo.Private && r.Header.Get("Authorization") != "Bearer "+h.Token {
+		w.Header().Set("X-Error-Code", "RepoNotFound")
+		w.WriteHeader(http.StatusUnauthorized)
+		return nil, "", nil, false
+	}
+	if repo == nil {
+		w.Header().Set("X-Error-Code", "RepoNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return nil, "", nil, false
+	}
+	commit = rev
+	if c, ok := repo.Branches[rev]; ok {
+		commit = c
+	}
+	files, ok = repo.Files[commit]
+	if !ok {
+		w.Header().Set("X-Error-Code", "RevisionNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return nil, "", nil, false
+	}
+	return repo, commit, files, true
 }
