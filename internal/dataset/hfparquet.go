@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -347,13 +348,9 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 			yield(nil, fmt.Errorf("%s: the file is empty; expected a parquet file", name))
 			return
 		}
-		pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		pf, err := openParquet(f, st.Size())
 		if err != nil {
 			yield(nil, fmt.Errorf("%s: not a readable parquet file: %v", name, err))
-			return
-		}
-		if _, err := newPQSchema(pf.Schema()); err != nil {
-			yield(nil, fmt.Errorf("%s: the schema: %v", name, err))
 			return
 		}
 		groups := pf.RowGroups()
@@ -397,6 +394,12 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 						return false
 					}
 				}
+				// parquet-go panics on some corrupt files.
+				defer func() {
+					if r := recover(); r != nil {
+						send(pqMsg{err: fmt.Errorf("%s: a corrupt parquet file: %v", name, oneLine(r))})
+					}
+				}()
 				ps, _ := newPQSchema(pf.Schema())
 				for g := w; g < len(groups); g += workers {
 					if !decodeRowGroup(ctx, name, ps, groups[g], offsets[g], batches[g], send) {
@@ -423,6 +426,29 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 		}
 	}
 }
+
+// openParquet opens a parquet file, turning parquet-go's panic on some
+// corrupt files into an error.
+func openParquet(f *os.File, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pf, err = nil, fmt.Errorf("%v", oneLine(r))
+		}
+	}()
+	pf, err = parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err == nil {
+		// Building the schema's decoder walks it: a corrupt one panics
+		// here rather than in a worker.
+		_, err = newPQSchema(pf.Schema())
+		if err != nil {
+			err = fmt.Errorf("the schema: %w", err)
+		}
+	}
+	return pf, err
+}
+
+// oneLine is a recovered panic's value as one line.
+func oneLine(r any) string { return strings.Join(strings.Fields(fmt.Sprint(r)), " ") }
 
 // decodeRowGroup sends the decoded rows of one row group in batches, then
 // its end; it returns false after an error or when send refuses.

@@ -107,12 +107,15 @@ func TestParquetBadFiles(t *testing.T) {
 		"text.parquet":      "this is not parquet at all, just text",
 		"truncated.parquet": string(data[:len(data)/2]),
 		"corrupt.parquet":   string(append(append([]byte{}, data[:8]...), append(bytes.Repeat([]byte{0xff}, len(data)-16), data[len(data)-8:]...)...)),
+		// parquet-go panics reading this page (a slice bound out of range).
+		"panics.parquet": string(data[:80]) + "\x00" + string(data[81:]),
 	})
 	for name, want := range map[string]string{
 		"empty.parquet":     "empty.parquet: the file is empty; expected a parquet file",
 		"text.parquet":      "text.parquet: not a readable parquet file",
 		"truncated.parquet": "truncated.parquet: not a readable parquet file",
 		"corrupt.parquet":   "corrupt.parquet: not a readable parquet file",
+		"panics.parquet":    "panics.parquet: a corrupt parquet file: runtime error: slice bounds out of range",
 	} {
 		_, err := collectRows(t, readParquetRows(context.Background(), name, filepath.Join(dir, name)))
 		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
