@@ -7,6 +7,8 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/vbench/vbench/internal/hub"
 	"github.com/vbench/vbench/internal/numpy"
@@ -69,6 +71,18 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 			yield(Request{}, err)
 			return
 		}
+		if h, ok := repo.(*hubRepo); ok && h.scriptOnly() {
+			if repo, err = h.parquetExport(ctx); err != nil {
+				yield(Request{}, err)
+				return
+			}
+			if spec.Subset == "" {
+				if spec.Subset, err = exportSubset(repo); err != nil {
+					yield(Request{}, err)
+					return
+				}
+			}
+		}
 		sp, err := resolveHFFiles(ctx, repo, spec.Subset, split)
 		if err != nil {
 			yield(Request{}, err)
@@ -129,6 +143,50 @@ func openHFRepo(ctx context.Context, path string) (hfRepo, error) {
 		return nil, fmt.Errorf("dataset.hf.path (--dataset-path) %s is no local file or directory; from the Hub: %w", path, err)
 	}
 	return &hubRepo{client: c, id: path, listing: l}, nil
+}
+
+// hfParquetExport is the revision of a Hub dataset that holds its
+// conversion to parquet, <subset>/<split>/NNNN.parquet.
+const hfParquetExport = "refs/convert/parquet"
+
+// scriptOnly reports whether the repository has a loading script (a .py
+// file at its root) and no data files: the datasets library (4.0 and
+// later, which runs no scripts) then reads the Hub's parquet conversion.
+func (r *hubRepo) scriptOnly() bool {
+	script := false
+	for _, f := range r.listing.Files {
+		if !strings.Contains(f, "/") && strings.HasSuffix(f, ".py") {
+			script = true
+		}
+	}
+	return script && len(dataFiles(r.listing.Files, "")) == 0
+}
+
+// parquetExport returns the repository's parquet conversion.
+func (r *hubRepo) parquetExport(ctx context.Context) (*hubRepo, error) {
+	l, err := r.client.ListDataset(ctx, r.id, hfParquetExport)
+	if err != nil {
+		return nil, fmt.Errorf("%s has a loading script and no data files, and its parquet conversion: %w", r.id, err)
+	}
+	return &hubRepo{client: r.client, id: r.id, listing: l}, nil
+}
+
+// exportSubset picks the subset of a parquet conversion when none is
+// given: "default" if it has one, else its only one.
+func exportSubset(r hfRepo) (string, error) {
+	var subsets []string
+	for _, f := range r.Files() {
+		if dir, _, ok := strings.Cut(f, "/"); ok && !slices.Contains(subsets, dir) {
+			subsets = append(subsets, dir)
+		}
+	}
+	switch {
+	case slices.Contains(subsets, "default"):
+		return "default", nil
+	case len(subsets) == 1:
+		return subsets[0], nil
+	}
+	return "", fmt.Errorf("%s: the dataset has several subsets: choose one with --hf-subset (%s)", r, strings.Join(subsets, ", "))
 }
 
 // resolveHFFiles resolves the split's files: a single file is the whole

@@ -290,3 +290,30 @@ func TestHFClass(t *testing.T) {
 		t.Errorf("without --hf-name: %+v, %v", reqs, err)
 	}
 }
+
+// TestHFParquetExport reads a Hub dataset that has only a loading script
+// from the Hub's parquet conversion (refs/convert/parquet).
+func TestHFParquetExport(t *testing.T) {
+	h := hubtest.New(t)
+	hubEnv(t, h)
+	h.Add("datasets/org/scripted", "main", map[string]string{"scripted.py": "# a loading script", "README.md": "# x\n"})
+	h.Add("datasets/org/scripted", hfParquetExport, map[string]string{
+		"plain/train/0000.parquet":        parquetBytes(t, convRows(4)),
+		"plain/partial-test/0000.parquet": parquetBytes(t, convRows(8)),
+		"other/train/0000.parquet":        parquetBytes(t, convRows(1)),
+	})
+	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/scripted", NoOversample: true}, Subset: "plain"}
+	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	if err != nil || len(reqs) != 2 {
+		t.Fatalf("train: %d requests, %v; want 2", len(reqs), err)
+	}
+	spec.Split = "test"
+	if reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10}); err != nil || len(reqs) != 4 {
+		t.Fatalf("partial test split: %d requests, %v; want 4", len(reqs), err)
+	}
+	spec.Subset, spec.Split = "", ""
+	_, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	if err == nil || !strings.Contains(err.Error(), "the dataset has several subsets: choose one with --hf-subset (other, plain)") {
+		t.Errorf("no subset: err = %v", err)
+	}
+}
