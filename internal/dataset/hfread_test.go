@@ -33,11 +33,11 @@ type pqConvRow struct {
 }
 
 // writeParquet writes rows to a parquet file at p, in row groups of
-// groupRows rows.
-func writeParquet[T any](t testing.TB, p string, rows []T, groupRows int) {
+// groupRows rows, with the writer's options (snappy compression first).
+func writeParquet[T any](t testing.TB, p string, rows []T, groupRows int, opts ...parquet.WriterOption) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(&parquet.Snappy))
+	w := parquet.NewGenericWriter[T](&buf, append([]parquet.WriterOption{parquet.Compression(&parquet.Snappy)}, opts...)...)
 	for start := 0; start < len(rows); start += groupRows {
 		if _, err := w.Write(rows[start:min(start+groupRows, len(rows))]); err != nil {
 			t.Fatal(err)
@@ -90,6 +90,36 @@ func TestParquetRows(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
+	}
+}
+
+// pqDictRow has dictionary-encoded and optional list columns.
+type pqDictRow struct {
+	Lang  string   `parquet:"lang,dict"`
+	Words []string `parquet:"words,list,optional"`
+	N     *int64   `parquet:"n,optional"`
+}
+
+// TestParquetPageVersions reads data pages of both versions (pyarrow
+// writes version 1 by default), compressed with gzip or zstd, with
+// dictionary encoding and optional values.
+func TestParquetPageVersions(t *testing.T) {
+	n := int64(9)
+	in := []pqDictRow{{Lang: "en", Words: []string{"a", "b"}, N: &n}, {Lang: "fr"}, {Lang: "en", Words: []string{}}}
+	want := []hfRow{{"lang": "en", "words": []any{"a", "b"}, "n": 9.0}, {"lang": "fr", "words": nil, "n": nil}, {"lang": "en", "words": []any{}, "n": nil}}
+	for _, tc := range []struct {
+		name string
+		opts []parquet.WriterOption
+	}{
+		{"v1 gzip", []parquet.WriterOption{parquet.DataPageVersion(1), parquet.Compression(&parquet.Gzip)}},
+		{"v2 zstd", []parquet.WriterOption{parquet.DataPageVersion(2), parquet.Compression(&parquet.Zstd)}},
+	} {
+		p := filepath.Join(t.TempDir(), "d.parquet")
+		writeParquet(t, p, in, 2, tc.opts...)
+		got, err := collectRows(t, readParquetRows(context.Background(), "d.parquet", p))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, %v\nwant %v", tc.name, got, err, want)
+		}
 	}
 }
 
