@@ -97,15 +97,21 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 			}
 			return
 		}
+		var readErr error // the rows' own error, which names its file
 		plain := func(yield func(hfRow, error) bool) {
 			for r, err := range rows.all(ctx) {
+				if err != nil {
+					readErr = err
+				}
 				if !yield(r.row, err) || err != nil {
 					return
 				}
 			}
 		}
 		for r, err := range class.Sample(ctx, plain, &spec, env) {
-			if err != nil {
+			switch {
+			case err == nil, readErr != nil && errors.Is(err, readErr), ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			default:
 				if at := rows.last; at.file != "" {
 					err = fmt.Errorf("%s: %w (the last row read: %s row %d)", class.Name, err, at.file, at.index)
 				} else {

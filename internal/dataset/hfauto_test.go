@@ -282,6 +282,12 @@ func TestHFClass(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
+	// A file's own error reaches the user as it is.
+	bad := writeFiles(t, t.TempDir(), map[string]string{"test.jsonl": "{\"q\": \"a\"}\n{bad\n"})
+	_, err = Build(context.Background(), scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: bad, DisableShuffle: true}, Name: "org/toy"}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
+	if want := "dataset hf: " + filepath.Join(bad, "test.jsonl") + ":2: invalid JSON"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad line: err = %v, want %s...", err, want)
+	}
 	// Without the name, the local path is the id: no class serves it, the
 	// split is train, and the columns are auto-detected.
 	spec.Name = ""
