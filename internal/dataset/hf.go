@@ -252,7 +252,15 @@ func (h *hfRows) file(ctx context.Context, i int) iter.Seq2[hfRowAt, error] {
 		display := h.repo.Display(name)
 		read := readJSONRows
 		if h.split.Format == "parquet" {
-			read = readParquetRows
+			// Files read in turn (interleave) decode one row group at a
+			// time each: several at once would multiply the lookahead.
+			workers := pqMaxWorkers
+			if h.stream && h.shuffle && len(h.split.Files) > 1 {
+				workers = 1
+			}
+			read = func(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
+				return readParquetRowsN(ctx, name, p, workers)
+			}
 		}
 		n := 0
 		for r, err := range read(ctx, display, p) {

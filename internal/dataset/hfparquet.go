@@ -332,6 +332,14 @@ type pqMsg struct {
 // of up to four workers that stay a few batches ahead of the reader (so
 // memory stays bounded however large the file).
 func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
+	return readParquetRowsN(ctx, name, p, pqMaxWorkers)
+}
+
+// pqMaxWorkers is how many row groups of one file decode at once.
+const pqMaxWorkers = 4
+
+// readParquetRowsN is readParquetRows with at most maxWorkers workers.
+func readParquetRowsN(ctx context.Context, name, p string, maxWorkers int) iter.Seq2[hfRow, error] {
 	return func(yield func(hfRow, error) bool) {
 		f, err := os.Open(p)
 		if err != nil {
@@ -370,7 +378,7 @@ func readParquetRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error
 				batches[g] = int(min(max(int64(pqBatchBytes)/(meta[g].TotalByteSize/meta[g].NumRows+1), 1), pqBatchRows))
 			}
 		}
-		workers := min(runtime.GOMAXPROCS(0), len(groups), 4)
+		workers := min(runtime.GOMAXPROCS(0), len(groups), max(maxWorkers, 1))
 		if workers == 0 {
 			return
 		}
