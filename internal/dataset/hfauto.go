@@ -251,8 +251,8 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDa
 					return
 				}
 				detected = true
-				fmt.Fprintf(env.Stderr, "hf: %s is not one of vLLM's hf datasets: reading %s (subset %q, split %q, %d %s files)\n",
-					id, f, rows.split.Subset, rows.split.Split, len(rows.split.Files), rows.split.Format)
+				fmt.Fprintf(env.Stderr, "hf: %s is not one of vLLM's hf datasets: reading %s (subset %q, split %q: %s)\n",
+					id, f, rows.split.Subset, rows.split.Split, rows.split.describe())
 			}
 			examined++
 			prompt, completion, skip, err := f.extract(r.row)

@@ -149,7 +149,7 @@ func TestHFFromHub(t *testing.T) {
 	if len(seen) != 18 {
 		t.Errorf("%d distinct prompts, want 18", len(seen))
 	}
-	if !strings.Contains(logs.String(), `hf: org/convs is not one of vLLM's hf datasets: reading chat column "conversations" (subset "", split "train", 2 parquet files)`) {
+	if !strings.Contains(logs.String(), `hf: org/convs is not one of vLLM's hf datasets: reading chat column "conversations" (subset "", split "train": 2 parquet files)`) {
 		t.Errorf("log: %s", logs.String())
 	}
 	// The same again offline, from the cache; --hf-split test reads the

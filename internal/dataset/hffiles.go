@@ -116,6 +116,18 @@ type hfSplit struct {
 	Files []string
 }
 
+// describe says how many files of which format the split has.
+func (s hfSplit) describe() string {
+	format := "parquet"
+	if s.Format == "json" {
+		format = "JSON"
+	}
+	if len(s.Files) == 1 {
+		return "1 " + format + " file"
+	}
+	return fmt.Sprintf("%d %s files", len(s.Files), format)
+}
+
 // The split names the datasets library finds by keyword in file and
 // directory names, in its order (data_files.py's SPLIT_KEYWORDS).
 var hfSplitKeywords = []struct {
