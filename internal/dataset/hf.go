@@ -49,6 +49,18 @@ func hfID(spec *scenario.HFDataset) string {
 	return spec.Path
 }
 
+// hfClassOf returns the class serving the dataset, as vLLM's get_samples
+// picks it: the one whose ids hold --hf-name or --dataset-path (the name
+// asked first), or nil.
+func hfClassOf(spec *scenario.HFDataset) *hfClass {
+	if spec.Name != "" {
+		if c := hfClassLookup(spec.Name); c != nil {
+			return c
+		}
+	}
+	return hfClassLookup(spec.Path)
+}
+
 // Requests loads the split as vLLM's HuggingFaceDataset.load_data does
 // (load_dataset, then shuffle(seed) unless disable_shuffle) and hands the
 // rows to the class that serves the dataset id, as vLLM's get_samples
@@ -58,7 +70,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 	return func(yield func(Request, error) bool) {
 		spec := s.spec
 		id := hfID(&spec)
-		class := hfClassLookup(id)
+		class := hfClassOf(&spec)
 		split := spec.Split
 		if split == "" && class != nil {
 			split = class.DefaultSplit

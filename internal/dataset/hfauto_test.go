@@ -269,6 +269,15 @@ func TestHFClass(t *testing.T) {
 	}
 	defer func() { hfClassLookup = restore }()
 
+	// vLLM matches the name or the path.
+	for _, tc := range []struct {
+		path, name string
+		served     bool
+	}{{"org/toy", "", true}, {"./copy", "org/toy", true}, {"org/toy", "org/other", true}, {"./copy", "org/other", false}, {"org/other", "", false}} {
+		if got := hfClassOf(&scenario.HFDataset{FileOptions: scenario.FileOptions{Path: tc.path}, Name: tc.name}); (got != nil) != tc.served {
+			t.Errorf("path %q name %q: class %v, want served %v", tc.path, tc.name, got, tc.served)
+		}
+	}
 	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true}, Name: "org/toy"}
 	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
 	if err != nil {
