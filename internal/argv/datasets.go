@@ -131,14 +131,7 @@ var argvDatasets = []*argvDataset{
 				FileOptions:          scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				EnableMultimodalChat: n.multimodalChat,
 			}
-			out := n.sharegptOutputLen
-			if n.outputLen != nil {
-				out = n.outputLen
-			}
-			if out != nil {
-				v := int(*out)
-				d.OutputLen = &v
-			}
+			d.OutputLen = optionalLen(n.sharegptOutputLen, n.outputLen)
 			return scenario.Dataset{ShareGPT: d}
 		},
 		outputLenPath: "dataset.sharegpt.output_len",
@@ -221,6 +214,40 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
+		name: "hf",
+		dataset: func(n *namespace) scenario.Dataset {
+			d := &scenario.HFDataset{
+				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
+				SkipChatTemplate: n.skipChatTemplate, EnableMultimodalChat: n.multimodalChat,
+				ASRMaxAudioLenSec: scenario.Inf,
+			}
+			setBlazedit(n, d)
+			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
+			return scenario.Dataset{HF: d}
+		},
+		outputLenPath: "dataset.hf.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{d.HF.Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(d.HF.NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(d.HF.DisableShuffle) },
+			"--hf-subset":              func(d scenario.Dataset) []string { return nonEmpty(d.HF.Subset) },
+			"--hf-split":               func(d scenario.Dataset) []string { return nonEmpty(d.HF.Split) },
+			"--hf-name":                func(d scenario.Dataset) []string { return nonEmpty(d.HF.Name) },
+			"--no-stream":              func(d scenario.Dataset) []string { return storeTrue(d.HF.NoStream) },
+			"--skip-chat-template":     func(d scenario.Dataset) []string { return storeTrue(d.HF.SkipChatTemplate) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(d.HF.EnableMultimodalChat) },
+			"--blazedit-min-distance":  blazeditValues["--blazedit-min-distance"],
+			"--blazedit-max-distance":  blazeditValues["--blazedit-max-distance"],
+			"--hf-output-len": func(d scenario.Dataset) []string {
+				if d.HF.OutputLen == nil {
+					return nil
+				}
+				return []string{strconv.Itoa(*d.HF.OutputLen)}
+			},
+		},
+	},
+	{
 		name: "burstgpt",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: n.datasetPath}}
@@ -281,7 +308,6 @@ var argvDatasets = []*argvDataset{
 			},
 		},
 	},
-	hfContractDataset,
 }
 
 // nonDefaultString is the value of a string flag, nil at vLLM's default
@@ -327,6 +353,27 @@ func (n *namespace) kwargsJSON() json.RawMessage {
 	}
 	b, _ := json.Marshal(n.chatTemplateKwargs)
 	return b
+}
+
+// optionalLen is a kind's optional output length (own, nil when unset)
+// as --output-len (general) overrides it, as vLLM's serve does.
+func optionalLen(own, general *int64) *int {
+	if general != nil {
+		own = general
+	}
+	if own == nil {
+		return nil
+	}
+	v := int(*own)
+	return &v
+}
+
+// nonEmpty is the value of a string flag, nil when unset ("").
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // storeTrue is the values of a store_true flag: set (empty, non-nil) or

@@ -84,6 +84,11 @@ type namespace struct {
 	// The hf blazedit dataset's flags.
 	blazeditMinDistance, blazeditMaxDistance float64
 
+	// The hf dataset's flags.
+	hfSubset, hfSplit, hfName string
+	hfOutputLen               *int64
+	noStream                  bool
+
 	// The prefix_repetition dataset's flags.
 	prefixRepPrefixLen, prefixRepSuffixLen, prefixRepNumPrefixes, prefixRepOutputLen int64
 
@@ -232,17 +237,17 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.speed_bench.path", "dataset.timed_trace.path"},
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.speed_bench.path", "dataset.timed_trace.path", "dataset.hf.path"},
 		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; speed_bench: the SPEED-Bench directory of <subset>.jsonl files; timed_trace: the JSONL trace)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.speed_bench.no_oversample"},
-		help: "do not pad the sampled requests up to --num-prompts (custom, sharegpt, spec_bench, speed_bench)",
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.speed_bench.no_oversample", "dataset.hf.no_oversample"},
+		help: "do not pad the sampled requests up to --num-prompts (custom, sharegpt, spec_bench, speed_bench, hf)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
-	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template", "dataset.speed_bench.skip_chat_template"},
-		help: "send prompts without the tokenizer's chat template (custom, speed_bench)",
+	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template", "dataset.speed_bench.skip_chat_template", "dataset.hf.skip_chat_template"},
+		help: "send prompts without the tokenizer's chat template (custom, speed_bench, the hf classes that template)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.speed_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle"},
-		help: "keep the file's order (custom, sharegpt, spec_bench, speed_bench), or the requests grouped by prefix (prefix_repetition)",
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.speed_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle", "dataset.hf.disable_shuffle"},
+		help: "keep the file's order (custom, sharegpt, spec_bench, speed_bench, hf), or the requests grouped by prefix (prefix_repetition)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
 	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len"},
 		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
@@ -263,10 +268,10 @@ var flags = []*flagDef{
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len"},
-		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
-	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat"},
-		help: "sharegpt: send the prompt as chat messages with content parts",
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
+		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --hf-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
+	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat", "dataset.hf.enable_multimodal_chat"},
+		help: "sharegpt and the hf conversation classes: send the prompt as chat messages with content parts",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
 	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
 		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",
@@ -291,6 +296,18 @@ var flags = []*flagDef{
 	{name: "--blazedit-max-distance", arity: arityOne, metavar: "FLOAT", def: "1.0", paths: []string{"dataset.hf.blazedit_max_distance"},
 		help: "hf blazedit: keep the rows whose normalized edit distance is at most this (0 to 1)",
 		set:  setFloat(func(n *namespace) *float64 { return &n.blazeditMaxDistance })},
+
+	{name: "--hf-subset", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.subset"},
+		help: "hf: the dataset's subset (config)", set: func(n *namespace, v []string) error { n.hfSubset = v[0]; return nil }},
+	{name: "--hf-split", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.split"},
+		help: "hf: the split (default: the dataset's; train when it has one)", set: func(n *namespace, v []string) error { n.hfSplit = v[0]; return nil }},
+	{name: "--hf-name", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.name"},
+		help: "hf: the Hub id of a dataset whose --dataset-path is a local copy", set: func(n *namespace, v []string) error { n.hfName = v[0]; return nil }},
+	{name: "--hf-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.hf.output_len"},
+		help: "hf: fixed output length", set: setIntPtr(func(n *namespace) **int64 { return &n.hfOutputLen })},
+	{name: "--no-stream", arity: arityZero, def: "False", paths: []string{"dataset.hf.no_stream"},
+		help: "hf: load the dataset whole, not streamed (shuffles all the rows, not through a buffer)",
+		set:  func(n *namespace, _ []string) error { n.noStream = true; return nil }},
 
 	{name: "--prefix-repetition-prefix-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.prefix_repetition.prefix_len"},
 		help: "prefix_repetition dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.prefixRepPrefixLen })},

@@ -37,7 +37,9 @@ func TestMain(m *testing.M) {
 // when the script ends ("simprofile STARTS STOPS" checks how many profiler
 // calls it answered, "simlora N..." how many generation requests named each
 // --lora module); "fakeserve MODE" (fakeserve_test.go) starts a
-// misbehaving server in front of one and sets $FAKE_URL. "waitfile FILE" waits (up to 30 s) until FILE
+// misbehaving server in front of one and sets $FAKE_URL; "chatparquet IN
+// OUT" writes a JSONL chat dataset as parquet (parquet_script_test.go).
+// "waitfile FILE" waits (up to 30 s) until FILE
 // exists and is not empty; "envfile VAR FILE" sets $VAR to FILE's first
 // line. "waitrecords FILE N" waits (up to 30 s) until the records file FILE
 // holds at least N whole record lines; "checkrecords FILE" checks a records
@@ -63,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"traceproxy":   traceproxy,
 			"checktraces":  checktraces,
 			"pngcheck":     pngcheck,
+			"chatparquet":  chatparquet,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}

@@ -8,7 +8,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -59,7 +58,7 @@ var hfClasses = []*hfClass{
 }
 
 // hfClassFor returns the class serving dataset id (the Hub id: spec.Name if set, else spec.Path), or nil.
-// hfClassError says why when it is nil.
+// hfRefusedError says when vbench refuses an id no class serves.
 func hfClassFor(id string) *hfClass {
 	for _, c := range hfClasses {
 		if slices.Contains(c.IDs, id) {
@@ -69,9 +68,9 @@ func hfClassFor(id string) *hfClass {
 	return nil
 }
 
-// hfRefused are the ids of vLLM's hf classes that vbench does not implement
+// hfRefusedIDs are the ids of vLLM's hf classes that vbench does not implement
 // yet, with their class and family.
-var hfRefused = []struct {
+var hfRefusedIDs = []struct {
 	class, family string
 	ids           []string
 }{
@@ -84,22 +83,18 @@ var hfRefused = []struct {
 	{"BFCLDataset", "tool-calling datasets", []string{"gorilla-llm/Berkeley-Function-Calling-Leaderboard"}},
 }
 
-// hfClassError is the error for a dataset id no class serves (hfClassFor
-// returns nil): one of vLLM's classes vbench does not implement yet, or an
-// id vLLM does not support at all (vLLM's "Unsupported dataset path").
-func hfClassError(id string) error {
-	for _, r := range hfRefused {
+// hfRefusedError is the error for a dataset id that one of vLLM's hf
+// classes vbench does not implement yet serves (multimodal, speech,
+// tool calling), nil for any other id: those are sampled by their own
+// class or, as vLLM's Rust client samples an unknown dataset, by column
+// auto-detection.
+func hfRefusedError(id string) error {
+	for _, r := range hfRefusedIDs {
 		if slices.Contains(r.ids, id) {
 			return fmt.Errorf("hf dataset %s belongs to vLLM's %s (%s), not implemented yet", id, r.family, r.class)
 		}
 	}
-	var ids []string
-	for _, c := range hfClasses {
-		ids = append(ids, c.IDs...)
-	}
-	slices.Sort(ids)
-	return fmt.Errorf("unsupported hf dataset %q (--dataset-path, or --hf-name for a local copy): vLLM's hf datasets are a fixed list; vbench serves %s (the multimodal, ASR and BFCL ones are not implemented yet)",
-		id, strings.Join(ids, ", "))
+	return nil
 }
 
 // hfRules are the sampling rules a class's sample() follows besides its

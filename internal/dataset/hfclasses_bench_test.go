@@ -41,7 +41,7 @@ func BenchmarkHFBlazedit(b *testing.B) {
 	b.SetBytes(int64(size))
 	before := cpuTime(b)
 	for b.Loop() {
-		reqs, err := hfCollect(c, hfRows(rows), spec, env)
+		reqs, err := hfCollect(c, rowSeq(rows), spec, env)
 		if err != nil || len(reqs) != 1000 {
 			b.Fatalf("%d requests, error %v", len(reqs), err)
 		}

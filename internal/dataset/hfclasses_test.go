@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ type hfClassesGolden struct {
 	}
 }
 
-// hfRows yields rows as the loader does.
-func hfRows(rows []hfRow) iter.Seq2[hfRow, error] {
+// rowSeq yields rows as the loader does.
+func rowSeq(rows []hfRow) iter.Seq2[hfRow, error] {
 	return func(yield func(hfRow, error) bool) {
 		for _, r := range rows {
 			if !yield(r, nil) {
@@ -103,7 +104,7 @@ func TestHFClassesGolden(t *testing.T) {
 				}
 				var counts Counts
 				env := Env{Tokenizer: wsTokenizer{}, Seed: gc.Seed, NumPrompts: gc.N, IDPrefix: gc.Prefix, Counts: &counts}
-				reqs, err := hfCollect(c, hfRows(g.Rows), spec, env)
+				reqs, err := hfCollect(c, rowSeq(g.Rows), spec, env)
 				if gc.Error != "" {
 					want := map[string]string{"ValueError": "duplicate request id", "IndexError": "nothing to oversample"}[strings.SplitN(gc.Error, ":", 2)[0]]
 					if err == nil || want == "" || !strings.Contains(err.Error(), want) {
@@ -220,7 +221,7 @@ func TestHFClassesBadRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			c := hfClassFor(tt.id)
-			_, err := hfCollect(c, hfRows([]hfRow{good, tt.row}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+			_, err := hfCollect(c, rowSeq([]hfRow{good, tt.row}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("%s: error %v, want %q", c.Name, err, tt.want)
 			}
@@ -256,7 +257,7 @@ func TestHFClassesErrors(t *testing.T) {
 			[]hfRow{{"problem": "x", "solution": " "}}, "row 0: the reference answer has 0 tokens (vLLM asserts a positive output length; give --hf-output-len)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := hfCollect(hfClassFor(tt.id), hfRows(tt.rows), &tt.spec, Env{Tokenizer: tt.tok, NumPrompts: 3})
+			_, err := hfCollect(hfClassFor(tt.id), rowSeq(tt.rows), &tt.spec, Env{Tokenizer: tt.tok, NumPrompts: 3})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
@@ -291,13 +292,13 @@ func TestHFClassFor(t *testing.T) {
 		{"lmms-lab/LLaVA-OneVision-Data", "hf dataset lmms-lab/LLaVA-OneVision-Data belongs to vLLM's multimodal datasets (MultiModalConversationDataset), not implemented yet"},
 		{"openslr/librispeech_asr", "hf dataset openslr/librispeech_asr belongs to vLLM's speech (ASR) datasets (ASRDataset), not implemented yet"},
 		{"gorilla-llm/Berkeley-Function-Calling-Leaderboard", "hf dataset gorilla-llm/Berkeley-Function-Calling-Leaderboard belongs to vLLM's tool-calling datasets (BFCLDataset), not implemented yet"},
-		{"openai/GSM8K", `unsupported hf dataset "openai/GSM8K" (--dataset-path, or --hf-name for a local copy): vLLM's hf datasets are a fixed list; vbench serves AI-MO/NuminaMath-1.5, AI-MO/NuminaMath-CoT, AI-MO/aimo-validation-aime, Aeala/ShareGPT_Vicuna_unfiltered, likaixin/InstructCoder, mgoin/mlperf-inference-llama2-data, mgoin/mlperf-inference-llama3.1-data, openai/gsm8k, openai/openai_humaneval, philschmid/mt-bench, vdaita/edit_10k_char, vdaita/edit_5k_char, zed-industries/zeta (the multimodal, ASR and BFCL ones are not implemented yet)`},
+		{"openai/GSM8K", ""}, // no class: auto-detected (ids are case-sensitive, as in vLLM)
 	} {
 		if hfClassFor(tt.id) != nil {
 			t.Errorf("hfClassFor(%q) is not nil", tt.id)
 		}
-		if err := hfClassError(tt.id); err == nil || err.Error() != tt.want {
-			t.Errorf("hfClassError(%q) = %v, want %q", tt.id, err, tt.want)
+		if err := hfRefusedError(tt.id); fmt.Sprint(err) != tt.want && !(err == nil && tt.want == "") {
+			t.Errorf("hfRefusedError(%q) = %v, want %q", tt.id, err, tt.want)
 		}
 	}
 	splits := map[string][2]string{"InstructCoderDataset": {"train"}, "MTBenchDataset": {"train"}, "HumanEvalDataset": {"test"},
@@ -315,7 +316,7 @@ func TestHFClassFor(t *testing.T) {
 func TestHFConversationImage(t *testing.T) {
 	conv := []any{map[string]any{"value": "what is in the picture"}, map[string]any{"value": "a cat on a mat"}}
 	for img, want := range map[string]string{"cat.jpg": "file://cat.jpg", "https://x/cat.jpg": "https://x/cat.jpg", "data:image/png;base64,AAAA": "data:image/png;base64,AAAA"} {
-		reqs, err := hfCollect(hfClassFor("Aeala/ShareGPT_Vicuna_unfiltered"), hfRows([]hfRow{{"conversations": conv, "image": img}}),
+		reqs, err := hfCollect(hfClassFor("Aeala/ShareGPT_Vicuna_unfiltered"), rowSeq([]hfRow{{"conversations": conv, "image": img}}),
 			&scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -336,12 +337,12 @@ func TestHFOversampleUsesPyGlobal(t *testing.T) {
 	rows := []hfRow{{"question": "a b c"}, {"question": "d e f g"}, {"question": "h"}}
 	c := hfClassFor("openai/gsm8k")
 	for _, n := range []int{2, 9} {
-		own, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
+		own, err := hfCollect(c, rowSeq(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		global := numpy.NewPyRandom(0) // as serve.py's random.seed(seed) at start, seed 0 here
-		got, err := hfCollect(c, hfRows(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
+		got, err := hfCollect(c, rowSeq(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +384,7 @@ func FuzzHFClassRows(f *testing.F) {
 		}
 		n = n%8 - 1
 		for _, c := range hfClasses {
-			reqs, err := hfCollect(c, hfRows([]hfRow{r, r}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
+			reqs, err := hfCollect(c, rowSeq([]hfRow{r, r}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
 			if err != nil {
 				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "row ") && !strings.Contains(msg, "nothing to oversample") {
 					t.Fatalf("%s: error %q", c.Name, msg)

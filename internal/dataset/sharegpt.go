@@ -413,21 +413,11 @@ func jsonError(path string, data []byte, n int, start int64, dec *json.Decoder, 
 	if n >= 0 {
 		where = fmt.Sprintf(" entry %d:", n)
 	}
-	var syn *json.SyntaxError
+	if e, ok := jsonSyntaxError(path, data, where, "conversations", start, err); ok {
+		return e
+	}
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("%s:%s:%s truncated JSON: the file ends inside the list of conversations", path, lineCol(data, int64(len(data))), where)
-	case errors.As(err, &syn):
-		// A Decoder's offsets are not the file's: find the bad byte by
-		// decoding the whole file (on this error path only).
-		pos := start
-		var v any
-		var whole *json.SyntaxError
-		if errors.As(json.Unmarshal(data, &v), &whole) {
-			pos = whole.Offset - 1
-		}
-		return fmt.Errorf("%s:%s:%s invalid JSON: %v", path, lineCol(data, pos), where, err)
 	case errors.As(err, &typ):
 		switch typ.Field {
 		case "":

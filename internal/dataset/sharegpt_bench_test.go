@@ -28,16 +28,7 @@ func writeShareGPTBench(b *testing.B, n int) (string, int64) {
 	w := bufio.NewWriterSize(f, 1<<20)
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := strings.Fields("the of and to in is you that it for was on are as with his they at be this from have or by one had not but what all were when we there can an your which their said if do will each about how up out them then she many some so these would other into has more her two like him see time could no make than first been its who now people my made over did down only way find use may water long little very after words called just where most know")
-	text := func(words int) string {
-		var sb strings.Builder
-		for i := range words {
-			if i > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(vocab[rng.IntN(len(vocab))])
-		}
-		return sb.String()
-	}
+	text := func(words int) string { return benchText(rng, vocab, words) }
 	w.WriteString("[\n")
 	for i := range n {
 		if i > 0 {
@@ -101,4 +92,16 @@ func BenchmarkShareGPT(b *testing.B) {
 			b.ReportMetric((cpuTime(b)-before).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// benchText returns words words drawn from vocab, separated by spaces.
+func benchText(rng *rand.Rand, vocab []string, words int) string {
+	var sb strings.Builder
+	for i := range words {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(vocab[rng.IntN(len(vocab))])
+	}
+	return sb.String()
 }

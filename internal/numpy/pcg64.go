@@ -256,3 +256,41 @@ func (g *Generator) lemire64(rng uint64) uint64 {
 	}
 	return hi
 }
+
+// interval returns a value uniform on [0, max] as NumPy's random_interval
+// does: draws masked to the smallest all-ones mask covering max, rejected
+// while above max; 32-bit draws (Uint32) while max fits in 32 bits, 64-bit
+// ones otherwise. max 0 draws nothing.
+func (g *Generator) interval(max uint64) uint64 {
+	if max == 0 {
+		return 0
+	}
+	m := mask(max)
+	if max <= math.MaxUint32 {
+		for {
+			if v := uint64(g.bits.Uint32()) & m; v <= max {
+				return v
+			}
+		}
+	}
+	for {
+		if v := g.bits.Uint64() & m; v <= max {
+			return v
+		}
+	}
+}
+
+// Shuffle is Generator.shuffle of a sequence of n elements (a list or a
+// one-dimensional array): Fisher-Yates from the end, swapping element i
+// with element interval(i) for i = n-1 down to 1.
+func (g *Generator) Shuffle(n int, swap func(i, j int)) { fisherYates(n, g.interval, swap) }
+
+// Permutation is Generator.permutation(n): arange(n), shuffled.
+func (g *Generator) Permutation(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	g.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+	return p
+}

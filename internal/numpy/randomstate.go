@@ -75,9 +75,13 @@ func (s *RandomState) RandomSample() float64 {
 // Shuffle shuffles n elements in place as RandomState.shuffle does for a
 // one-dimensional array or a list: for i from n-1 down to 1, swap i with
 // random_interval(i), a masked rejection draw in [0, i].
-func (s *RandomState) Shuffle(n int, swap func(i, j int)) {
+func (s *RandomState) Shuffle(n int, swap func(i, j int)) { fisherYates(n, s.bounded, swap) }
+
+// fisherYates shuffles n elements as NumPy's shuffles do: for i from n-1
+// down to 1, swap i with draw(i), a value in [0, i].
+func fisherYates(n int, draw func(uint64) uint64, swap func(i, j int)) {
 	for i := n - 1; i > 0; i-- {
-		swap(i, int(s.bounded(uint64(i))))
+		swap(i, int(draw(uint64(i))))
 	}
 }
 

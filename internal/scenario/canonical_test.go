@@ -26,7 +26,7 @@ target: {
 tokenizer: {name: "o200k_base", revision: "main"}
 dataset: hf: {
 	path:                  "lmms-lab/LLaVA-OneVision-Data"
-	bfcl_categories:       ["simple"]
+	blazedit_min_distance: 0.25
 	asr_max_audio_len_sec: "inf"
 }
 load: {

@@ -117,6 +117,16 @@ var implemented = map[string]string{
 	"dataset.sharegpt.no_oversample":           "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.output_len":              "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
 	"dataset.sharegpt.enable_multimodal_chat":  "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
+	"dataset.hf.path":                          "the Hub dataset or local directory or file; dataset/hfauto_test.go (TestHFFromHub, TestHFErrors), testdata/script/dataset_hf.txtar",
+	"dataset.hf.disable_shuffle":               "file order; dataset/hfauto_test.go (TestHFFromHub), dataset/hf_test.go",
+	"dataset.hf.no_oversample":                 "no padding to num_prompts; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.subset":                        "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
+	"dataset.hf.split":                         "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
+	"dataset.hf.name":                          "the dataset id that picks vLLM's class for a local copy; dataset/hfauto_test.go (TestHFClass)",
+	"dataset.hf.output_len":                    "fixed output length; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.no_stream":                     "the non-streaming shuffle; dataset/hf_test.go (TestHFShuffleMatchesDatasets), testdata/script/dataset_hf.txtar",
+	"dataset.hf.skip_chat_template":            "the prompt without the chat template; dataset/hfclasses_test.go (golden cases with skip, TestHFClassesErrors mlperf always templates)",
+	"dataset.hf.enable_multimodal_chat":        "chat messages with content parts; dataset/hfclasses_test.go (golden cases with mm_chat, TestHFConversationImage)",
 
 	"dataset.prefix_repetition.prefix_len":      "shared prefixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
 	"dataset.prefix_repetition.suffix_len":      "per-request suffixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
@@ -196,7 +206,7 @@ var implemented = map[string]string{
 // so none of their fields is ever ignored.
 var refusedKinds = []string{
 	"random_mm", "random_rerank",
-	"custom_image", "custom_audio", "hf",
+	"custom_image", "custom_audio",
 }
 
 // Every leaf field of the schema is accounted for: implemented (listed
@@ -252,8 +262,18 @@ func TestSchemaFieldsAccounted(t *testing.T) {
 // when set to something else than its default, and accepted at its default.
 func TestUnimplementedRefused(t *testing.T) {
 	values := map[string][2]string{ // path: {a non-default value, the default}
-		"dataset.random.batch_size": {`4`, `1`},
-		"output.plot_dataset_stats": {`true`, `false`},
+		"dataset.random.batch_size":        {`4`, `1`},
+		"dataset.hf.asr_max_audio_len_sec": {`30`, `"inf"`},
+		"dataset.hf.asr_min_audio_len_sec": {`1`, `0`},
+		"dataset.hf.bfcl_categories":       {`["simple"]`, ""},
+	}
+	// rest completes a scenario that sets the field (an hf dataset needs
+	// its path).
+	rest := func(path string) string {
+		if strings.HasPrefix(path, "dataset.hf.") {
+			return "dataset: hf: path: \"org/data\"\n"
+		}
+		return ""
 	}
 	for _, u := range unimplemented {
 		v, ok := values[u.Path]
@@ -262,14 +282,14 @@ func TestUnimplementedRefused(t *testing.T) {
 			continue
 		}
 		field := strings.ReplaceAll(u.Path, ".", ": ")
-		src := "name: \"x\"\n" + field + ": " + v[0] + "\n"
+		src := "name: \"x\"\n" + field + ": " + v[0] + "\n" + rest(u.Path)
 		_, err := LoadBytes("x.cue", []byte(src), Options{Dir: "."})
 		want := "x.cue:2:" // the field's line, with a column
 		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), u.Path+": not supported yet: "+u.Reason) {
 			t.Errorf("%s: %s: err = %v, want %s...%s: not supported yet: %s", u.Path, v[0], err, want, u.Path, u.Reason)
 		}
 		if v[1] != "" {
-			src := field + ": " + v[1] + "\n"
+			src := field + ": " + v[1] + "\n" + rest(u.Path)
 			if _, err := LoadBytes("x.cue", []byte(src), Options{}); err != nil {
 				t.Errorf("%s at its default %s: %v", u.Path, v[1], err)
 			}

@@ -147,7 +147,7 @@ type Dataset struct {
 	CustomAudio *CustomDataset `json:"custom_audio,omitempty"`
 	// PrefixRepetition is random prompts sharing a few random prefixes.
 	PrefixRepetition *PrefixRepetitionDataset `json:"prefix_repetition,omitempty"`
-	// HF is one of vLLM's supported Hugging Face datasets.
+	// HF is a Hugging Face dataset (the Hub or a local copy).
 	HF *HFDataset `json:"hf,omitempty"`
 	// SpecBench is the SpecBench JSONL file.
 	SpecBench *SpecBenchDataset `json:"spec_bench,omitempty"`
@@ -339,7 +339,8 @@ type PrefixRepetitionDataset struct {
 	DisableShuffle bool `json:"disable_shuffle"`
 }
 
-// HFDataset is vLLM's hf dataset family.
+// HFDataset is vLLM's hf dataset family: a Hugging Face dataset from the
+// Hub or a local directory or file.
 type HFDataset struct {
 	// FileOptions says which file to read and how.
 	FileOptions

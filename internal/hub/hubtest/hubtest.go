@@ -1,6 +1,8 @@
 // Package hubtest is a fake Hugging Face Hub on loopback for tests: it
 // serves /<repo>/resolve/<revision>/<file> (and /datasets/<repo>/... for
-// dataset repositories) like the Hub, with HEAD and GET, X-Repo-Commit and
+// dataset repositories) like the Hub, the file listing of a dataset
+// repository at /api/datasets/<repo>/revision/<revision> (its "sha" and
+// "siblings"), with HEAD and GET, X-Repo-Commit and
 // ETag headers, the Hub's X-Error-Code on errors, 401 for private
 // repositories without the right token, and, for "large" files, a redirect
 // to a second server (the storage), as the Hub does for LFS files.
@@ -9,10 +11,12 @@ package hubtest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -118,6 +122,10 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// /org/name/resolve/rev/file or /datasets/org/name/resolve/rev/file
 	p := strings.TrimPrefix(r.URL.EscapedPath(), "/")
+	if rest, ok := strings.CutPrefix(p, "api/datasets/"); ok {
+		h.serveListing(w, r, rest)
+		return
+	}
 	kind := ""
 	if rest, ok := strings.CutPrefix(p, "datasets/"); ok {
 		kind, p = "datasets/", rest
@@ -127,28 +135,10 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	repoID := kind + parts[0] + "/" + parts[1]
 	rev, _ := url.PathUnescape(parts[3])
 	file, _ := url.PathUnescape(parts[4])
-	repo := h.Repos[repoID]
-	if repo != nil && repo.Private && r.Header.Get("Authorization") != "Bearer "+h.Token {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	if repo == nil {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	commit := rev
-	if c, ok := repo.Branches[rev]; ok {
-		commit = c
-	}
-	files, ok := repo.Files[commit]
+	repo, commit, files, ok := h.resolve(w, r, kind+parts[0]+"/"+parts[1], rev)
 	if !ok {
-		w.Header().Set("X-Error-Code", "RevisionNotFound")
-		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	w.Header().Set("X-Repo-Commit", commit)
@@ -170,4 +160,66 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		fmt.Fprint(w, content)
 	}
+}
+
+// serveListing answers /api/datasets/org/name/revision/rev (p is what
+// follows /api/datasets/) with the revision's commit and files, as the
+// Hub's dataset_info does. It runs under h.Mu.
+func (h *Hub) serveListing(w http.ResponseWriter, r *http.Request, p string) {
+	parts := strings.SplitN(p, "/", 4)
+	if len(parts) != 4 || parts[2] != "revision" {
+		http.NotFound(w, r)
+		return
+	}
+	rev, _ := url.PathUnescape(parts[3])
+	_, commit, files, ok := h.resolve(w, r, "datasets/"+parts[0]+"/"+parts[1], rev)
+	if !ok {
+		return
+	}
+	type sibling struct {
+		RFilename string `json:"rfilename"`
+	}
+	info := struct {
+		ID       string    `json:"id"`
+		SHA      string    `json:"sha"`
+		Siblings []sibling `json:"siblings"`
+	}{ID: parts[0] + "/" + parts[1], SHA: commit, Siblings: []sibling{}}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		info.Siblings = append(info.Siblings, sibling{name})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(info)
+}
+
+// resolve finds a repository's revision, or answers the Hub's error (401
+// for a private repository without the token, 404 with the error code)
+// and returns ok false. It runs under h.Mu.
+func (h *Hub) resolve(w http.ResponseWriter, r *http.Request, repoID, rev string) (repo *Repo, commit string, files map[string]string, ok bool) {
+	repo = h.Repos[repoID]
+	if repo != nil && repo.Private && r.Header.Get("Authorization") != "Bearer "+h.Token {
+		w.Header().Set("X-Error-Code", "RepoNotFound")
+		w.WriteHeader(http.StatusUnauthorized)
+		return nil, "", nil, false
+	}
+	if repo == nil {
+		w.Header().Set("X-Error-Code", "RepoNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return nil, "", nil, false
+	}
+	commit = rev
+	if c, ok := repo.Branches[rev]; ok {
+		commit = c
+	}
+	files, ok = repo.Files[commit]
+	if !ok {
+		w.Header().Set("X-Error-Code", "RevisionNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return nil, "", nil, false
+	}
+	return repo, commit, files, true
 }

@@ -1,8 +1,5 @@
 package dataset
 
-// This file stands in for the hf loader's hfrow.go (branch hf) so that this
-// branch builds on its own; it is deleted when the branches merge.
-
 // hfRow is one dataset row: column name to value, decoded as encoding/json decodes into any
 // (string, float64, bool, nil, []any, map[string]any); parquet int columns become float64.
 type hfRow map[string]any
