@@ -30,9 +30,9 @@ type Unimplemented struct {
 // unsupported.txt, and list it as implemented in TestSchemaFieldsAccounted.
 var unimplemented = []Unimplemented{
 	{"dataset.random.batch_size", "--random-batch-size", "batched random prompts are for embedding backends, which are not implemented yet"},
-	{"dataset.hf.asr_max_audio_len_sec", "--asr-max-audio-len-sec", "the hf ASR datasets are not implemented yet"},
-	{"dataset.hf.asr_min_audio_len_sec", "--asr-min-audio-len-sec", "the hf ASR datasets are not implemented yet"},
-	{"dataset.hf.bfcl_categories", "--bfcl-categories", "the hf BFCL dataset is not implemented yet"},
+	{"dataset.hf.asr_max_audio_len_sec", "--asr-max-audio-len-sec", "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
+	{"dataset.hf.asr_min_audio_len_sec", "--asr-min-audio-len-sec", "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
+	{"dataset.hf.bfcl_categories", "--bfcl-categories", "the hf BFCL tool-calling dataset comes with the chat backend's tools support, not implemented yet"},
 }
 
 // UnimplementedFields returns the schema fields vbench refuses because it
