@@ -132,13 +132,13 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ProfileStop:    profileStop,
 	})
 	o := sc.Output
+	path, date, ramp := files.result, files.date, files.ramp
+	// The plots go next to the result (under its final name when it is
+	// saved), before the result, the timeline first, as in vLLM.
+	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
 	if o.PlotDatasetStats {
 		writeDatasetStats(cmp.Or(files.result, files.name), sum, obs)
 	}
-	path, date, ramp := files.result, files.date, files.ramp
-	// The timeline goes next to the result (under its final name when it
-	// is saved), before the result, as in vLLM.
-	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
 	if path == "" {
 		return consoleErr
 	}

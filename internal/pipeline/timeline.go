@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
@@ -12,17 +11,8 @@ import (
 )
 
 // timelinePath is the timeline next to a result, named as vLLM names it
-// (pathlib's with_suffix(".timeline.html")): the result's last suffix,
-// if any, is replaced, so x.json → x.timeline.html.
-func timelinePath(result string) string {
-	dir, name := filepath.Split(result)
-	// pathlib's suffix: from the last "." of the name, unless that is its
-	// first or last character.
-	if i := strings.LastIndex(name, "."); i > 0 && i < len(name)-1 {
-		name = name[:i]
-	}
-	return dir + name + ".timeline.html"
-}
+// (x.json → x.timeline.html, see report.WithSuffix).
+func timelinePath(result string) string { return report.WithSuffix(result, ".timeline.html") }
 
 // writeTimeline writes the run's request timeline when the scenario asks
 // for one (output.plot_timeline), next to the result named result, and

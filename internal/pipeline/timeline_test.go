@@ -94,3 +94,20 @@ func TestWriteTimeline(t *testing.T) {
 		t.Errorf("explicit name: stdout %q, want %q", got, want)
 	}
 }
+
+// With both plots, vLLM writes the timeline first and then the dataset
+// statistics figure, each saying so on stdout in that order.
+func TestPlotsInVLLMOrder(t *testing.T) {
+	out, stdout, err := runScenario(t, base+`output: {plot_timeline: true, plot_dataset_stats: true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := strings.Index(stdout, "Timeline plot saved to: ")
+	ds := strings.Index(stdout, "Dataset statistics plot saved to: ")
+	if tl < 0 || ds < 0 || tl > ds {
+		t.Errorf("timeline line at %d, dataset statistics line at %d; want both, the timeline first:\n%s", tl, ds, stdout)
+	}
+	if out.ResultPath == "" {
+		t.Error("no result")
+	}
+}

@@ -279,11 +279,17 @@ func TestScrape(t *testing.T) {
 		_, _ = w.Write([]byte(body))
 	})
 	mux.HandleFunc("/garbage/metrics", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{\"detail\": 1}")) })
-	mux.HandleFunc("/slow/metrics", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// The slow handler answers only when the test is over. Answering when
+	// its request's context ends (the client giving up) raced the
+	// client's timeout: the transport could still take that empty 200 as
+	// the response, and the scrape succeed.
+	release := make(chan struct{})
+	mux.HandleFunc("/slow/metrics", func(w http.ResponseWriter, r *http.Request) { <-release })
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted-certificate case's handshake error
 	srv.StartTLS()
 	defer srv.Close()
+	defer close(release) // before srv.Close, which waits for the handlers
 	tr := srv.Client().Transport
 
 	snap, err := New(srv.URL+"/", tr, 0).Scrape(context.Background())

@@ -82,7 +82,7 @@ func (g *gaugeAcc) mean() float64 {
 func ReadGauges(r io.Reader) (ServerSample, error) {
 	lr := &io.LimitedReader{R: r, N: MaxBody + 1}
 	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxBody+1)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxBody+1) // vLLM's lines are short; a longer one grows it
 	var kv, gpu, run, wait gaugeAcc
 	for sc.Scan() {
 		line := sc.Bytes()

@@ -95,6 +95,12 @@ func TestReadGauges(t *testing.T) {
 	if _, err := ReadGauges(strings.NewReader(strings.Repeat("#", MaxBody+1))); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a huge body: %v", err)
 	}
+	// A line longer than the scanner's first buffer (a long HELP text, a
+	// long label value) is read whole.
+	long := "# HELP x " + strings.Repeat("h", 100<<10) + "\nvllm:num_requests_running{model_name=\"" + strings.Repeat("m", 10<<10) + "\"} 7\n"
+	if got, err := ReadGauges(strings.NewReader(long)); err != nil || got.Running != 7 {
+		t.Errorf("long lines: %+v, %v", got, err)
+	}
 }
 
 // The scanner agrees with expfmt's parse on the shipped realistic scrapes.

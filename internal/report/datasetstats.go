@@ -68,18 +68,21 @@ func NewHistogram(x []float64, bins int) Histogram {
 }
 
 // DatasetStatsPath is the plot vLLM's --plot-dataset-stats writes next to
-// the result file result: its name with the extension replaced by
-// ".dataset_stats.png", as Python's Path.with_suffix replaces it (x.json →
-// x.dataset_stats.png; a name without an extension, or one whose only dot
-// leads or ends it, gets the suffix appended).
-func DatasetStatsPath(result string) string {
-	const suffix = ".dataset_stats.png"
-	start := strings.LastIndexAny(result, `/`) + 1
-	name := result[start:]
+// the result file result: WithSuffix(result, ".dataset_stats.png").
+func DatasetStatsPath(result string) string { return WithSuffix(result, ".dataset_stats.png") }
+
+// WithSuffix is path with its file name's extension replaced by suffix,
+// as Python's Path.with_suffix replaces it, which is how vLLM names its
+// plots after the result (x.json → x<suffix>; a name without an
+// extension, or one whose only dot leads or ends it, gets suffix
+// appended).
+func WithSuffix(path, suffix string) string {
+	start := strings.LastIndexByte(path, '/') + 1
+	name := path[start:]
 	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 {
-		return result[:start+i] + suffix
+		return path[:start+i] + suffix
 	}
-	return result + suffix
+	return path + suffix
 }
 
 // The dataset statistics figure, in pixels.

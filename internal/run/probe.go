@@ -38,21 +38,17 @@ func startProbe(ctx context.Context, p *Probe, now func() time.Duration) *prober
 }
 
 // loop sends probes until stopped. As in vLLM, the stop signal is looked
-// at only between probes: a probe in flight is waited for, and so is the
-// pause after it (vLLM's sleep is not cut short), so stopping takes up to
-// one probe and one Interval. Cancelling ctx ends the loop at once; a
-// probe it cancels is dropped rather than counted as failed.
+// at only between probes, after each pause: the first probe always goes
+// out (vLLM's stop cannot be set before its probe task first runs, while
+// here the run may be over before this goroutine is first scheduled), a
+// probe in flight is waited for, and so is the pause after it (vLLM's
+// sleep is not cut short), so stopping takes up to one probe and one
+// Interval. Cancelling ctx ends the loop at once; a probe it cancels is
+// dropped rather than counted as failed.
 func (pr *prober) loop(ctx context.Context, p *Probe, now func() time.Duration) {
 	defer close(pr.done)
 	var timer *time.Timer
-	for i := 0; ; i++ {
-		select {
-		case <-pr.stop:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
+	for i := 0; ctx.Err() == nil; i++ {
 		t := now()
 		rec := &record.Record{Index: i, Intended: t, Released: t}
 		p.Sender.Send(ctx, i, rec, now)
@@ -70,6 +66,11 @@ func (pr *prober) loop(ctx context.Context, p *Probe, now func() time.Duration) 
 		case <-ctx.Done():
 			timer.Stop()
 			return
+		}
+		select {
+		case <-pr.stop:
+			return
+		default:
 		}
 	}
 }

@@ -46,6 +46,11 @@ func TestRunProbes(t *testing.T) {
 		{name: "waits for the probe in flight", offsets: []time.Duration{0}, main: ms(1000),
 			probe: ms(400), interval: ms(50), duration: ms(1350),
 			starts: []time.Duration{0, ms(450), ms(900)}},
+		// A run over before the probe loop first looks at the stop still
+		// sends the first probe, as vLLM's loop does (its stop cannot be
+		// set before the probe task first runs).
+		{name: "the first probe always goes out", offsets: []time.Duration{0}, main: 0,
+			probe: ms(30), interval: ms(100), duration: ms(130), starts: []time.Duration{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vbench/vbench/internal/atomicfile"
 	"github.com/vbench/vbench/internal/promscrape"
@@ -263,11 +264,8 @@ func shorten(s string) string {
 		return s
 	}
 	cut := maxErrorText
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
-
-// isRuneStart reports whether b starts a UTF-8 sequence.
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
