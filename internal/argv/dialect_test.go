@@ -224,7 +224,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--config", "a.yaml"}, "--no-self-timed: is only supported with --dataset-name timed_trace", false},
 		{[]string{"--max-concurrency", "0"}, "--max-concurrency 0: must be greater than 0", false},
 		{[]string{"--seed", "-1"}, "--seed -1: must be between 0 and 4294967295", false},
-		{[]string{"--probe-request-rate", "inf"}, "--probe-request-rate inf: must be a finite number", false},
+		{[]string{"--probe-request-rate", "nan"}, "--probe-request-rate nan: invalid value 'nan'", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"}, "--ramp-up-strategy linear: needs both --ramp-up-start-rps and --ramp-up-end-rps", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "2", "--request-rate", "5"}, "--request-rate 5: must not be set with --ramp-up-strategy", false},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "1"}, "--ramp-up-start-rps: must not exceed --ramp-up-end-rps (got 5 > 1)", false},

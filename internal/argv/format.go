@@ -212,7 +212,7 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 	case "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps":
 		return rampUp(l.RampUp, name)
 	case "--probe-request-rate":
-		return one(formatFloat(l.ProbeRequestRate)), nil
+		return one(formatFloat(float64(l.ProbeRequestRate))), nil
 	case "--num-warmups":
 		return one(strconv.Itoa(l.NumWarmups)), nil
 	case "--ready-check-timeout-sec":

@@ -179,6 +179,7 @@ var flagRows = []struct {
 	{"--request-rate", []string{"--request-rate", "2.5"}, "load.request_rate", `2.5`},
 	{"--burstiness", []string{"--burstiness", "0.5"}, "load.burstiness", `0.5`},
 	{"--probe-request-rate", []string{"--probe-request-rate", "20"}, "load.probe_request_rate", `20`},
+	{"--probe-request-rate", []string{"--probe-request-rate", "inf"}, "load.probe_request_rate", `"inf"`},
 	{"--max-concurrency", []string{"--max-concurrency", "8"}, "load.max_concurrency", `8`},
 	{"--ramp-up-strategy", []string{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5"}, "load.ramp_up.strategy", `"exponential"`},
 	{"--ramp-up-start-rps", []string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "2", "--ramp-up-end-rps", "5"}, "load.ramp_up.start_rps", `2`},

@@ -244,8 +244,6 @@ func (p *parser) validate() error {
 		return flagErr(p.raw["--seed"], "must be between 0 and 4294967295 (numpy's seed range)")
 	}
 	switch r := n.probeRate; {
-	case math.IsInf(r, 1):
-		return flagErr(p.raw["--probe-request-rate"], "must be a finite number: vbench does not send probes back to back (vllm bench serve's inf)")
 	case r < 0:
 		p.warnings = append(p.warnings, "--probe-request-rate is negative: no probe requests are sent (as in vllm bench serve)")
 	}
@@ -333,7 +331,9 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 		l.RampUp = &scenario.RampUp{Strategy: n.rampUpStrategy, StartRPS: float64(*n.rampUpStart), EndRPS: float64(*n.rampUpEnd)}
 	}
 	l.NumWarmups, l.ReadyCheckTimeoutSec = int(n.numWarmups), int(n.readyCheck)
-	l.ProbeRequestRate = max(n.probeRate, 0) // vLLM sends probes only at a positive rate
+	if n.probeRate > 0 { // vLLM sends probes only at a positive rate
+		l.ProbeRequestRate = scenario.Float(n.probeRate)
+	}
 
 	s := &sc.Sampling
 	s.Temperature, s.TopP, s.MinP = n.temperature, n.topP, n.minP

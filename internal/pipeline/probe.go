@@ -44,7 +44,7 @@ func runProbe(sc *scenario.Scenario, c *backend.Client, p *backend.Prepared) *ru
 		return nil
 	}
 	return &run.Probe{
-		Interval: run.ProbeInterval(sc.Load.ProbeRequestRate),
+		Interval: run.ProbeInterval(float64(sc.Load.ProbeRequestRate)),
 		Sender: run.SenderFunc(func(ctx context.Context, _ int, rec *record.Record, now func() time.Duration) {
 			c.Send(ctx, p, rec, now)
 		}),

@@ -255,7 +255,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 
 	traffic := report.Traffic{RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness), MaxConcurrency: maxConc,
-		ProbeRate: sc.Load.ProbeRequestRate}
+		ProbeRate: float64(sc.Load.ProbeRequestRate)}
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}

@@ -141,6 +141,7 @@ func TestProbeInterval(t *testing.T) {
 		{0.5, 2 * time.Second},
 		{3, 333333333},
 		{1e300, 0},
+		{math.Inf(1), 0}, // vLLM's inf: back to back
 		{1e-300, math.MaxInt64},
 	} {
 		if got := ProbeInterval(tt.rate); got != tt.want {

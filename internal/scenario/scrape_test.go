@@ -39,7 +39,7 @@ func TestScrapeInterval(t *testing.T) {
 	if def.Metrics.ScrapeIntervalSec != nil || def.Hash() == set.Hash() {
 		t.Errorf("default %v; hashes %s, %s", def.Metrics.ScrapeIntervalSec, def.Hash(), set.Hash())
 	}
-	for _, src := range []string{"metrics: scrape_interval: 0.005\n", "metrics: scrape_interval: -1\n", "metrics: scrape_interval: \"1s\"\n"} {
+	for _, src := range []string{"metrics: scrape_interval: 0.005\n", "metrics: scrape_interval: -1\n", "metrics: scrape_interval: 1e10\n", "metrics: scrape_interval: \"1s\"\n"} {
 		if _, err := LoadBytes("s.cue", []byte(src), Options{}); err == nil {
 			t.Errorf("%q accepted", src)
 		}

@@ -447,8 +447,9 @@ type Load struct {
 	NumWarmups int `json:"num_warmups"`
 	// ReadyCheckTimeoutSec waits up to this long for the endpoint (0 skips).
 	ReadyCheckTimeoutSec int `json:"ready_check_timeout_sec"`
-	// ProbeRequestRate sends side-channel 1-token probes (0 = off).
-	ProbeRequestRate float64 `json:"probe_request_rate"`
+	// ProbeRequestRate sends side-channel 1-token probes (0 = off, +Inf =
+	// back to back).
+	ProbeRequestRate Float `json:"probe_request_rate"`
 }
 
 // RampUp ramps the request rate from StartRPS to EndRPS over the run.
