@@ -132,13 +132,14 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		ProfileStop:    profileStop,
 	})
 	o := sc.Output
-	if o.PlotDatasetStats {
-		writeDatasetStats(cmp.Or(files.result, files.name), sum, obs)
-	}
 	path, date, ramp := files.result, files.date, files.ramp
-	// The timeline goes next to the result (under its final name when it
-	// is saved), before the result, as in vLLM.
+	// The timeline, then the dataset statistics figure, go next to the
+	// result (under its final name when it is saved), before the result,
+	// in vLLM's order.
 	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
+	if o.PlotDatasetStats {
+		writeDatasetStats(cmp.Or(path, files.name), sum, obs)
+	}
 	if path == "" {
 		return consoleErr
 	}
