@@ -18,7 +18,7 @@ import (
 func checkDatasetStats(sc *scenario.Scenario) error {
 	if o := sc.Output; o.PlotDatasetStats && !o.SaveResult && !o.AppendResult && !o.PlotTimeline {
 		return unsupported("output.plot_dataset_stats (--plot-dataset-stats) needs a result file name to name the plot after: " +
-			"set output.save_result (--save-result) or output.append_result (--append-result); " +
+			"set output.save_result (--save-result), output.append_result (--append-result) or output.plot_timeline (--plot-timeline); " +
 			"vllm bench serve fails after the run without one")
 	}
 	return nil
