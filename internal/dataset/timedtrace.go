@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -349,8 +348,6 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 		blocks := &traceBlocks{allowed: allowed, chunkSize: spec.ChunkHashSize, seed: seed, blocks: map[uint64][]int{}}
 		keys, replay := keysOf(spec), spec.Replays()
 		name := spec.Path
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
 		sent, short, early, firstEarly := 0, 0, 0, 0
 		var prev time.Duration
 		defer func() {
@@ -361,24 +358,23 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 				fmt.Fprintf(env.Stderr, "timed_trace: %d of %d lines (the first at %s:%d) have a %q before the run start or before the line ahead of them: each is sent right after the request ahead of it, as in vLLM (sort the trace by time to replay it as recorded)\n", early, sent, name, firstEarly, keys.Timestamp)
 			}
 		}()
-		for n := 1; env.NumPrompts > sent && sc.Scan(); n++ {
-			b := bytes.TrimSpace(sc.Bytes())
-			if len(b) == 0 {
-				continue
+		// errDone ends the reading early: num_prompts lines were sent, or
+		// the consumer stopped.
+		errDone := errors.New("done")
+		err := eachLine(name, r, func(n int, b []byte) error {
+			if sent >= env.NumPrompts {
+				return errDone
 			}
 			if err := ctx.Err(); err != nil {
-				fail(err)
-				return
+				return err
 			}
 			l, err := ParseTraceLine(b, keys)
 			if err != nil {
-				fail(fmt.Errorf("%s:%d: %w", name, n, err))
-				return
+				return err
 			}
 			ids := blocks.prompt(l.HashIDs, l.InputLength)
 			if len(ids) == 0 {
-				fail(fmt.Errorf("%s:%d: the prompt is empty (%q %d, %d hash ids): expected a positive input length and at least one hash id", name, n, keys.InputLength, l.InputLength, len(l.HashIDs)))
-				return
+				return fmt.Errorf("the prompt is empty (%q %d, %d hash ids): expected a positive input length and at least one hash id", keys.InputLength, l.InputLength, len(l.HashIDs))
 			}
 			if len(ids) < l.InputLength {
 				short++
@@ -387,8 +383,7 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 			if replay {
 				secs := l.Timestamp * spec.SecMultiplier
 				if secs*1e9 > math.MaxInt64 {
-					fail(fmt.Errorf("%s:%d: %q is %s, a time of %s s, beyond 292 years", name, n, keys.Timestamp, py.Repr(l.Timestamp), py.Repr(secs)))
-					return
+					return fmt.Errorf("%q is %s, a time of %s s, beyond 292 years", keys.Timestamp, py.Repr(l.Timestamp), py.Repr(secs))
 				}
 				// vLLM sleeps only until a time still ahead: a request due
 				// before the run start or before the request ahead of it
@@ -408,11 +403,15 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 			}
 			sent++
 			if !yield(req, nil) {
-				return
+				return errDone
 			}
-		}
-		if err := sc.Err(); err != nil {
-			fail(fmt.Errorf("%s: %w", name, err))
+			return nil
+		})
+		switch {
+		case errors.Is(err, errDone):
+			return
+		case err != nil:
+			fail(err)
 			return
 		}
 		if sent == 0 && env.NumPrompts > 0 {
