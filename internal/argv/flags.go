@@ -420,7 +420,7 @@ var flags = []*flagDef{
 		help: "two comma-separated ITL thresholds in ms colouring the timeline's decode: below the first, between, from the second on",
 		set:  func(n *namespace, v []string) error { n.itlThresholds = v[0]; return nil }},
 	{name: "--plot-dataset-stats", arity: arityZero, def: "False", paths: []string{"output.plot_dataset_stats"},
-		help: "write <result>.dataset_stats.png next to the result: histograms of the prompt, output and total lengths, and each request's stacked lengths (needs --save-result or --append-result)",
+		help: "write <result>.dataset_stats.png next to the result: histograms of the prompt, output and total lengths, and each request's stacked lengths (needs --save-result, --append-result or --plot-timeline to name the result)",
 		set:  func(n *namespace, _ []string) error { n.plotDatasetStats = true; return nil }},
 
 	{name: "--overwrite", arity: arityZero, def: "False", vbenchOnly: true, paths: []string{"output.overwrite"},

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -311,8 +310,10 @@ func (c *traceBlocks) prompt(ids []uint64, input int) []int {
 //     length, ID env.IDPrefix + the line's 0-based number;
 //  3. with spec.Replays(), the request is Timed at timestamp ·
 //     sec_multiplier seconds from the run start (not re-based to the first
-//     line, as in vLLM); timestamps must then be non-negative and must not
-//     decrease from line to line (the dispatcher sends in order).
+//     line, as in vLLM); a request due before the run start or before the
+//     request ahead of it is due right after that one, as vLLM sends it
+//     (it sleeps only until a time still ahead, and sends in order), with
+//     one line on env.Stderr counting such lines.
 //
 // Block h holds the token ids random.Random(h + seed·2⁶⁴).choices(allowed,
 // k=chunk_hash_size) picks, seed being |env.Seed| and allowed the
@@ -347,34 +348,33 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 		blocks := &traceBlocks{allowed: allowed, chunkSize: spec.ChunkHashSize, seed: seed, blocks: map[uint64][]int{}}
 		keys, replay := keysOf(spec), spec.Replays()
 		name := spec.Path
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
-		sent, short := 0, 0
+		sent, short, early, firstEarly := 0, 0, 0, 0
 		var prev time.Duration
-		prevLine := 0
 		defer func() {
 			if short > 0 {
 				fmt.Fprintf(env.Stderr, "timed_trace: %d of %d lines have fewer hash ids than their input length needs (%d tokens each): their prompts are shorter, as in vLLM\n", short, sent, spec.ChunkHashSize)
 			}
+			if early > 0 {
+				fmt.Fprintf(env.Stderr, "timed_trace: %d of %d lines (the first at %s:%d) have a %q before the run start or before the line ahead of them: each is sent right after the request ahead of it, as in vLLM (sort the trace by time to replay it as recorded)\n", early, sent, name, firstEarly, keys.Timestamp)
+			}
 		}()
-		for n := 1; env.NumPrompts > sent && sc.Scan(); n++ {
-			b := bytes.TrimSpace(sc.Bytes())
-			if len(b) == 0 {
-				continue
+		// errDone ends the reading early: num_prompts lines were sent, or
+		// the consumer stopped.
+		errDone := errors.New("done")
+		err := eachLine(name, r, func(n int, b []byte) error {
+			if sent >= env.NumPrompts {
+				return errDone
 			}
 			if err := ctx.Err(); err != nil {
-				fail(err)
-				return
+				return err
 			}
 			l, err := ParseTraceLine(b, keys)
 			if err != nil {
-				fail(fmt.Errorf("%s:%d: %w", name, n, err))
-				return
+				return err
 			}
 			ids := blocks.prompt(l.HashIDs, l.InputLength)
 			if len(ids) == 0 {
-				fail(fmt.Errorf("%s:%d: the prompt is empty (%q %d, %d hash ids): expected a positive input length and at least one hash id", name, n, keys.InputLength, l.InputLength, len(l.HashIDs)))
-				return
+				return fmt.Errorf("the prompt is empty (%q %d, %d hash ids): expected a positive input length and at least one hash id", keys.InputLength, l.InputLength, len(l.HashIDs))
 			}
 			if len(ids) < l.InputLength {
 				short++
@@ -382,31 +382,36 @@ func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDatase
 			req := Request{PromptTokens: ids, PromptLen: len(ids), OutputLen: l.OutputLength, ID: env.IDPrefix + strconv.Itoa(n-1)}
 			if replay {
 				secs := l.Timestamp * spec.SecMultiplier
-				switch {
-				case secs < 0:
-					fail(fmt.Errorf("%s:%d: %q is %s, a time of %s s: expected a time at or after the run start (0)", name, n, keys.Timestamp, py.Repr(l.Timestamp), py.Repr(secs)))
-					return
-				case secs*1e9 > math.MaxInt64:
-					fail(fmt.Errorf("%s:%d: %q is %s, a time of %s s, beyond 292 years", name, n, keys.Timestamp, py.Repr(l.Timestamp), py.Repr(secs)))
-					return
+				if secs*1e9 > math.MaxInt64 {
+					return fmt.Errorf("%q is %s, a time of %s s, beyond 292 years", keys.Timestamp, py.Repr(l.Timestamp), py.Repr(secs))
 				}
-				req.Time, req.Timed = time.Duration(math.Round(secs*1e9)), true
-				if sent > 0 && req.Time < prev {
-					fail(fmt.Errorf("%s:%d: %q is %s, before line %d's: expected timestamps that do not decrease (sort the trace by time; with --no-self-timed they are ignored)", name, n, keys.Timestamp, py.Repr(l.Timestamp), prevLine))
-					return
+				// vLLM sleeps only until a time still ahead: a request due
+				// before the run start or before the request ahead of it
+				// goes right after that one.
+				req.Time, req.Timed = time.Duration(math.Round(max(secs, 0)*1e9)), true
+				if req.Time < prev || secs < 0 {
+					if early == 0 {
+						firstEarly = n
+					}
+					early++
+					req.Time = prev
 				}
 				if sent == 0 && req.Time > time.Minute {
 					fmt.Fprintf(env.Stderr, "timed_trace: the first request is due %s s after the start: the timestamps are not re-based to the first line (as in vLLM), and --timed-trace-sec-multiplier converts them to seconds (0.001 for milliseconds)\n", py.Repr(secs))
 				}
-				prev, prevLine = req.Time, n
+				prev = req.Time
 			}
 			sent++
 			if !yield(req, nil) {
-				return
+				return errDone
 			}
-		}
-		if err := sc.Err(); err != nil {
-			fail(fmt.Errorf("%s: %w", name, err))
+			return nil
+		})
+		switch {
+		case errors.Is(err, errDone):
+			return
+		case err != nil:
+			fail(err)
 			return
 		}
 		if sent == 0 && env.NumPrompts > 0 {

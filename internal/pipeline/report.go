@@ -133,12 +133,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	})
 	o := sc.Output
 	path, date, ramp := files.result, files.date, files.ramp
-	// The plots go next to the result (under its final name when it is
-	// saved), before the result, the timeline first, as in vLLM.
-	writeTimeline(sc, cmp.Or(path, files.name), path != "", out, env)
-	if o.PlotDatasetStats {
-		writeDatasetStats(cmp.Or(files.result, files.name), sum, obs)
-	}
+	writePlots(sc, path, files.name, sum, out, env)
 	if path == "" {
 		return consoleErr
 	}
@@ -194,3 +189,15 @@ func metadata(m scenario.Metadata) []report.Metadata {
 // RecordsPath is the per-request records file that goes with the result
 // file result (x.json → x.records.jsonl).
 func RecordsPath(result string) string { return recordsPath(result) }
+
+// writePlots writes the run's plots next to its result, saved as result
+// ("" when it is not) or computed as name, before the result, in vLLM's
+// order: the timeline, then the dataset statistics figure, which follows
+// the timeline's name when that one was numbered so as not to replace an
+// earlier page.
+func writePlots(sc *scenario.Scenario, result, name string, sum *metrics.Summary, out *Outcome, env Env) {
+	plotted := writeTimeline(sc, cmp.Or(result, name), result != "", out, env)
+	if sc.Output.PlotDatasetStats {
+		writeDatasetStats(cmp.Or(plotted, result, name), sum, env.observer())
+	}
+}

@@ -21,21 +21,24 @@ func timelinePath(result string) string { return report.WithSuffix(result, ".tim
 // name is kept and the first free numbered name (x-2.timeline.html, …)
 // taken, as for results; otherwise the timeline follows its result's
 // name. Failures are warnings: the run and its result stand without the
-// plot.
-func writeTimeline(sc *scenario.Scenario, result string, saved bool, out *Outcome, env Env) {
+// plot. It returns the result name the page is named after (result, or
+// its numbered form), for the run's other plots, or "" without a page to
+// write.
+func writeTimeline(sc *scenario.Scenario, result string, saved bool, out *Outcome, env Env) string {
 	o := sc.Output
 	if !o.PlotTimeline || result == "" {
-		return
+		return ""
 	}
 	obs := env.observer()
 	var thr [2]float64
 	copy(thr[:], o.TimelineITLThresholds)
-	path := timelinePath(result)
+	base := result
 	if !saved && o.ResultFilename == "" {
-		for k := 2; exists(path) && k <= maxFreshNames; k++ {
-			path = timelinePath(report.NumberedPath(result, k))
+		for k := 2; exists(timelinePath(base)) && k <= maxFreshNames; k++ {
+			base = report.NumberedPath(result, k)
 		}
 	}
+	path := timelinePath(base)
 	err := timeline.Write(path, timeline.Input{
 		Title:      filepath.Base(result),
 		Records:    out.Records,
@@ -50,4 +53,5 @@ func writeTimeline(sc *scenario.Scenario, result string, saved bool, out *Outcom
 	default:
 		obs.Message("Timeline plot saved to: " + path)
 	}
+	return base
 }

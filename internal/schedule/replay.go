@@ -11,7 +11,9 @@ import (
 // no rate, burstiness or ramp-up applied (vLLM's get_request with
 // self_timed). A trace time of 0 sends at once, as vLLM does. The times
 // must be non-negative and must not decrease, since requests are sent in
-// order; the offsets are a copy.
+// order (the timed_trace dataset makes them so, moving a line due early to
+// right after the line ahead of it, as vLLM sends it); the offsets are a
+// copy.
 func Replay(times []time.Duration) ([]time.Duration, error) {
 	out := make([]time.Duration, len(times))
 	for i, t := range times {
