@@ -94,22 +94,57 @@ func New(cfg Config) (*Server, error) {
 		for i := range ids {
 			ids[i] = i * (WordVocabSize / poolSampleWords)
 		}
-		seen := map[int]bool{}
-		for _, id := range s.tok.Encode(WordTokenizer{}.Decode(ids)) {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			if text := s.tok.Decode([]int{id}); text != "" {
-				s.pool = append(s.pool, newOutToken(text))
-			}
-		}
+		s.pool = tokenPool(s.tok, s.tok.Encode(WordTokenizer{}.Decode(ids)))
 		if len(s.pool) == 0 {
 			return nil, errors.New("invalid simulator config: the tokenizer decodes no token of its sample text to non-empty text")
 		}
 	}
 	s.handler = s.routes()
 	return s, nil
+}
+
+// tokenPool is the tokens the simulator generates with a custom tokenizer:
+// the distinct ids among ids whose text is a space and a lowercase word
+// that the tokenizer encodes back to that one id, so that a client
+// re-tokenizing the generated text counts the tokens the usage reports
+// (the pre-tokenizers of BPE tokenizers split before each space, so such
+// words do not merge). When ids hold no such token, every id with text
+// serves, and a client's count of the text may differ from the usage.
+func tokenPool(tok Tokenizer, ids []int) []outToken {
+	var stable, all []outToken
+	seen := map[int]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		text := tok.Decode([]int{id})
+		if text == "" {
+			continue
+		}
+		all = append(all, newOutToken(text))
+		if spaceWord(text) && slices.Equal(tok.Encode(text), []int{id}) {
+			stable = append(stable, newOutToken(text))
+		}
+	}
+	if len(stable) > 0 {
+		return stable
+	}
+	return all
+}
+
+// spaceWord reports whether text is a space followed by lowercase ASCII
+// letters.
+func spaceWord(text string) bool {
+	if len(text) < 2 || text[0] != ' ' {
+		return false
+	}
+	for i := 1; i < len(text); i++ {
+		if text[i] < 'a' || text[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func newOutToken(text string) outToken {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +83,58 @@ func TestWordTokenizerForeignText(t *testing.T) {
 		if back := tok.Encode(tok.Decode(ids)); !slices.Equal(back, ids) {
 			t.Errorf("Encode(Decode(Encode(%q))) = %v, want %v", tt.text, back, ids)
 		}
+	}
+}
+
+// mapTokenizer is a toy tokenizer over a fixed vocabulary: Encode splits
+// on the pieces in order of length, longest first.
+type mapTokenizer map[int]string
+
+func (m mapTokenizer) Decode(ids []int) string {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(m[id])
+	}
+	return b.String()
+}
+
+func (m mapTokenizer) Encode(text string) []int {
+	var ids []int
+	for text != "" {
+		best, bestLen := -1, 0
+		for id, piece := range m {
+			if len(piece) > bestLen && strings.HasPrefix(text, piece) {
+				best, bestLen = id, len(piece)
+			}
+		}
+		if best < 0 {
+			return append(ids, -1)
+		}
+		ids, text = append(ids, best), text[bestLen:]
+	}
+	return ids
+}
+
+// The simulator generates, with a custom tokenizer, only the tokens that
+// are a space and a word and encode back to themselves, so that a client
+// re-tokenizing the text counts what the usage says; without such tokens
+// it falls back to every token with text.
+func TestTokenPool(t *testing.T) {
+	tok := mapTokenizer{1: " ba", 2: "ba", 3: " de", 4: "!", 5: " x"}
+	texts := func(pool []outToken) (s []string) {
+		for _, o := range pool {
+			s = append(s, o.text)
+		}
+		return s
+	}
+	if got := texts(tokenPool(tok, []int{2, 1, 1, 4, 3, 5})); !slices.Equal(got, []string{" ba", " de", " x"}) {
+		t.Errorf("pool %q, want the space-word tokens", got)
+	}
+	// " ba" + " de" + " x" re-encodes to the same three tokens.
+	if got := tok.Encode(" ba de x"); !slices.Equal(got, []int{1, 3, 5}) {
+		t.Errorf("re-encoded %v", got)
+	}
+	if got := texts(tokenPool(tok, []int{2, 4})); !slices.Equal(got, []string{"ba", "!"}) {
+		t.Errorf("fallback pool %q, want every token with text", got)
 	}
 }
