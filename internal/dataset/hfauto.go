@@ -120,25 +120,6 @@ func detectHFFormat(row hfRow) (hfFormat, error) {
 		strings.Join(f.columns, ", "), strings.Join(hfChatColumns, ", "), strings.Join(hfTextColumns, ", "))
 }
 
-// jsonTypeName names the type of a decoded row value.
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // extract returns a row's prompt and completion ("" for none); skip
 // reports a row without a prompt (a null or absent column, a chat without
 // a user message), which the sampler skips as the Rust client does.
@@ -150,7 +131,7 @@ func (f hfFormat) extract(row hfRow) (prompt, completion string, skip bool, err 
 		}
 		msgs, ok := v.([]any)
 		if !ok {
-			return "", "", false, fmt.Errorf("column %q: expected a list of chat messages ({role, content} or {from, value}), found %s", f.chat, jsonTypeName(v))
+			return "", "", false, fmt.Errorf("column %q: expected a list of chat messages ({role, content} or {from, value}), found %s", f.chat, hfKind(v))
 		}
 		p, okP := chatTurn(msgs, "user", "human")
 		c, _ := chatTurn(msgs, "assistant", "gpt")
@@ -165,7 +146,7 @@ func (f hfFormat) extract(row hfRow) (prompt, completion string, skip bool, err 
 		if f.turns {
 			l, ok := v.([]any)
 			if !ok {
-				return "", "", false, fmt.Errorf("column %q: expected a list of strings, found %s", c, jsonTypeName(v))
+				return "", "", false, fmt.Errorf("column %q: expected a list of strings, found %s", c, hfKind(v))
 			}
 			if len(l) == 0 {
 				continue
@@ -174,7 +155,7 @@ func (f hfFormat) extract(row hfRow) (prompt, completion string, skip bool, err 
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", "", false, fmt.Errorf("column %q: expected a string, found %s", c, jsonTypeName(v))
+			return "", "", false, fmt.Errorf("column %q: expected a string, found %s", c, hfKind(v))
 		}
 		parts = append(parts, s)
 	}
@@ -194,7 +175,7 @@ func (f hfFormat) extract(row hfRow) (prompt, completion string, skip bool, err 
 		case float64, bool:
 			completion = fmt.Sprint(v)
 		default:
-			return "", "", false, fmt.Errorf("column %q: expected a string, found %s", f.output, jsonTypeName(v))
+			return "", "", false, fmt.Errorf("column %q: expected a string, found %s", f.output, hfKind(v))
 		}
 	}
 	return prompt, completion, prompt == "", nil
