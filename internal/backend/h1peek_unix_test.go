@@ -40,7 +40,7 @@ func TestH1StaleIdleNotWritten(t *testing.T) {
 	if n := <-late; n != 0 {
 		t.Errorf("%d bytes were written on the closed connection, want 0", n)
 	}
-	if n, conns := srv.requests.Load(), srv.conns.Load(); n != 2 || conns != 2 {
+	if n, conns := len(srv.reqs()), srv.conns.Load(); n != 2 || conns != 2 {
 		t.Errorf("%d requests on %d connections, want 2 on 2", n, conns)
 	}
 }
@@ -69,7 +69,7 @@ func TestH1RetriesReset(t *testing.T) {
 			t.Fatalf("request %d: %s", i, rec.Error)
 		}
 	}
-	if n, conns := srv.requests.Load(), srv.conns.Load(); n != 2 || conns != 2 {
+	if n, conns := len(srv.reqs()), srv.conns.Load(); n != 2 || conns != 2 {
 		t.Errorf("%d requests answered on %d connections, want 2 on 2", n, conns)
 	}
 }

@@ -11,55 +11,13 @@ import (
 	"testing"
 )
 
-// staleServer serves requests on keep-alive connections: it answers each
-// one, but on the connection it accepted first it treats the request
-// numbered at (0-based, per connection) with end instead of answering.
-// It counts the requests it read and the connections it accepted.
-type staleServer struct {
-	ln       net.Listener
-	requests atomic.Int32
-	conns    atomic.Int32
-}
-
-func newStaleServer(t *testing.T, at int, end func(conn net.Conn, br *bufio.Reader)) *staleServer {
+// newStaleServer returns a rawServer that answers with a keep-alive
+// response but leaves its first connection's request at to end.
+func newStaleServer(t *testing.T, at int, end func(conn net.Conn, br *bufio.Reader)) *rawServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &staleServer{ln: ln}
-	t.Cleanup(func() { ln.Close() })
 	body := evA + evDone
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			first := s.conns.Add(1) == 1
-			go func() {
-				defer conn.Close()
-				br := bufio.NewReader(conn)
-				for i := 0; ; i++ {
-					if first && i == at {
-						end(conn, br)
-						return
-					}
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					s.requests.Add(1)
-					_, _ = fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-				}
-			}()
-		}
-	}()
-	return s
+	return startRawServer(t, &rawServer{endAt: at, end: end}, false, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
 }
-
-func (s *staleServer) url() string { return "http://" + s.ln.Addr().String() + "/v1/completions" }
 
 // TestH1NoResendAfterServerRead checks that a request the server has read
 // is not sent again when the server then ends the connection without
@@ -75,7 +33,9 @@ func TestH1NoResendAfterServerRead(t *testing.T) {
 	})
 	for name, c := range paths(t, Config{URL: srv.url(), MaxConns: 1}) {
 		t.Run(name, func(t *testing.T) {
-			srv.requests.Store(0)
+			srv.mu.Lock()
+			srv.requests = nil
+			srv.mu.Unlock()
 			srv.conns.Store(0)
 			read.Store(0)
 			if rec := sendOne(context.Background(), t, c, ""); !rec.Success {
@@ -85,7 +45,7 @@ func TestH1NoResendAfterServerRead(t *testing.T) {
 			if want := `Post "` + srv.url() + `": EOF`; rec.Error != want {
 				t.Errorf("second request: success %v error %q, want %q", rec.Success, rec.Error, want)
 			}
-			if n, r := srv.requests.Load(), read.Load(); n != 1 || r != 1 {
+			if n, r := len(srv.reqs()), read.Load(); n != 1 || r != 1 {
 				t.Errorf("the server answered %d and read %d unanswered requests, want 1 and 1 (the second request was sent again)", n, r)
 			}
 			c.closeIdle()
