@@ -147,6 +147,7 @@ type h1Conn struct {
 	wbuf   []byte    // the rendered request, reused
 	idleAt time.Time // when it was returned to the pool
 	used   bool      // it carried a response: it may have gone stale idle
+	peek   *h1Peek   // looks whether the server closed it while idle; may be nil
 }
 
 // h1Pool holds a client's connections: idle ones in LIFO order (the most
@@ -230,7 +231,7 @@ func (p *h1Pool) dial(ctx context.Context, h *h1Client) (*h1Conn, error) {
 		p.release()
 		return nil, err
 	}
-	return &h1Conn{Conn: conn}, nil
+	return &h1Conn{Conn: conn, peek: newH1Peek(conn)}, nil
 }
 
 // put returns a reusable connection: to the first waiter, else to the
@@ -291,10 +292,17 @@ func (p *h1Pool) closeIdle() {
 // sendH1 is Send over the lean client. rec.Start is taken before a
 // connection is acquired, as the net/http path takes it before Do (so it
 // includes waiting for a connection under MaxConns and dialling). When a
-// reused keep-alive connection turns out to be closed (the write fails,
-// or it ends or is reset before any response byte), the request is sent
-// once more on a new connection and rec.Start is taken again: the failed
-// attempt sent nothing the server answered.
+// reused keep-alive connection turns out to be dead before the request
+// could be served, the request is sent on a new connection and rec.Start
+// is taken again: when a look at the socket before writing shows that the
+// server closed it while it was idle, when the write fails before any byte
+// went out, or when the server resets the connection before any response
+// byte (a server closing an idle connection just as the request arrives
+// closes it with the request unread, and its kernel then resets it). A
+// connection that merely ends after the request was written is the
+// request's error (`Post "URL": EOF`), as on net/http, which does not
+// resend a POST it has written either: the server may have read it, and a
+// request that may have been served is never sent twice.
 func (c *Client) sendH1(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	h := c.h1
 	trace := httptrace.ContextClientTrace(ctx)
@@ -374,7 +382,8 @@ type h1Exchange struct {
 	h        *h1Client
 	cn       *h1Conn
 	deadline time.Time
-	retried  bool // the request's second attempt (a stale connection's retry)
+	retried  bool  // the request's second attempt (a stale connection's retry)
+	wrote    int64 // request bytes written
 	resp     h1Response
 }
 
@@ -385,6 +394,9 @@ type h1Exchange struct {
 // the connection back to the pool or discards it.
 func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *record.Record, now func() time.Duration, trace *httptrace.ClientTrace) (retry bool) {
 	cn := x.cn
+	if cn.used && cn.peek.gone() {
+		return true // closed while idle: nothing was written
+	}
 	if err := cn.SetDeadline(x.deadline); err != nil {
 		c.h1.pool.discard(cn)
 		rec.Error = requestError(x.h.headError(ctx, err))
@@ -411,7 +423,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
 	}
 	if err != nil {
-		if cn.used && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		if cn.used && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) && (x.wrote == 0 || isReset(err)) {
 			return true
 		}
 		rec.Error = requestError(x.h.headError(ctx, err))
@@ -425,7 +437,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	now = arrivalClock(now, cn.Conn, &rec.ReadLag)
 	t, err := r.readHead(trace, now)
 	if err != nil {
-		if !r.gotByte && cn.used && ctx.Err() == nil && isStale(err) {
+		if !r.gotByte && cn.used && ctx.Err() == nil && isReset(err) {
 			return true
 		}
 		rec.Error = requestError(x.h.headError(ctx, err))
@@ -450,18 +462,21 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	return false
 }
 
+// isReset reports whether the server reset the connection. A server that
+// closes an idle connection just as a request arrives closes it with the
+// request unread, and then the kernel resets the connection instead of
+// ending it: the request was not served. A server that read the request
+// and then closed without answering ends the connection (EOF) instead.
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 // aLongTimeAgo is a deadline in the past: it interrupts blocked I/O.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// isStale reports whether a read error before any response byte means the
-// server had closed the idle connection.
-func isStale(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
 // write renders the request into the connection's buffer and writes it
-// with one system call (writev for a large body).
+// with one system call (writev for a large body). x.wrote counts the
+// bytes that went out.
 func (x *h1Exchange) write(p *Prepared) error {
 	h, cn := x.h, x.cn
 	b := append(cn.wbuf[:0], h.head...)
@@ -482,17 +497,21 @@ func (x *h1Exchange) write(p *Prepared) error {
 		}
 	}
 	b = append(b, "\r\n"...)
+	var n int64
 	var err error
 	if len(p.body) <= h1InlineBody {
 		b = append(b, p.body...)
-		_, err = cn.Write(b)
+		var m int
+		m, err = cn.Write(b)
+		n = int64(m)
 	} else {
 		bufs := net.Buffers{b, p.body}
-		_, err = bufs.WriteTo(cn.Conn)
+		n, err = bufs.WriteTo(cn.Conn)
 	}
 	if cap(b) <= 2*h1InlineBody {
 		cn.wbuf = b[:0]
 	}
+	x.wrote = n
 	return err
 }
 

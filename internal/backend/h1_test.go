@@ -341,21 +341,31 @@ func TestH1Timeout(t *testing.T) {
 
 // rawServer answers every request on a connection with the next canned
 // response (the last one repeats) and closes the connection after the
-// responses marked close. It records the raw requests.
+// responses marked close. It records the raw requests. When end is set
+// (by startRawServer), the first connection's request numbered
+// endAt (0-based) is left to end instead, and then the connection closed.
 type rawServer struct {
 	ln       net.Listener
 	conns    atomic.Int32
 	mu       sync.Mutex
 	requests []string
+	endAt    int
+	end      func(conn net.Conn, br *bufio.Reader)
 }
 
 func newRawServer(t *testing.T, closeAfter bool, responses ...string) *rawServer {
+	t.Helper()
+	return startRawServer(t, &rawServer{}, closeAfter, responses...)
+}
+
+// startRawServer starts s, whose end and endAt are set.
+func startRawServer(t *testing.T, s *rawServer, closeAfter bool, responses ...string) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{ln: ln}
+	s.ln = ln
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -363,11 +373,15 @@ func newRawServer(t *testing.T, closeAfter bool, responses ...string) *rawServer
 			if err != nil {
 				return
 			}
-			s.conns.Add(1)
+			first := s.conns.Add(1) == 1
 			go func() {
 				defer conn.Close()
 				br := bufio.NewReader(conn)
 				for i := 0; ; i++ {
+					if first && s.end != nil && i == s.endAt {
+						s.end(conn, br)
+						return
+					}
 					req, err := http.ReadRequest(br)
 					if err != nil {
 						return

@@ -193,7 +193,11 @@ func TestTraceContextRetryAttempt(t *testing.T) {
 					}
 					heads <- string(buf[:m])
 					if n == 0 && k == 1 {
-						return // the kept-alive connection "went stale": close without answering
+						// The kept-alive connection "went stale": reset it
+						// without answering (a connection that merely ends
+						// after the request was written is not retried).
+						_ = conn.(*net.TCPConn).SetLinger(0)
+						return
 					}
 					body := sseBody(1, simEvent)
 					fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
