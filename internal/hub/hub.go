@@ -72,7 +72,9 @@ type Client struct {
 	CacheDir string
 	// Offline answers from the cache only.
 	Offline bool
-	// HTTP is the client for requests; nil means one with a 60 s timeout.
+	// HTTP is the client for requests; nil means one without an overall
+	// timeout (a download of several gigabytes takes minutes): a download
+	// fails instead when no byte arrives for StallTimeout.
 	HTTP *http.Client
 	// MetaTimeout, when positive, bounds each metadata request (the HEAD
 	// that finds a file's commit), as huggingface_hub's
@@ -80,8 +82,20 @@ type Client struct {
 	// unreachable, and the cache answers.
 	MetaTimeout time.Duration
 
+	// StallTimeout, when positive, fails a download that receives no byte
+	// (response headers or body) for that long; zero means
+	// DefaultStallTimeout.
+	StallTimeout time.Duration
+
 	token string
 }
+
+// DefaultStallTimeout is how long a download may receive nothing before it
+// fails, when Client.StallTimeout is zero.
+const DefaultStallTimeout = 60 * time.Second
+
+// errStalled is the cause of a download cancelled for receiving nothing.
+var errStalled = errors.New("stalled")
 
 // FromEnv returns a client configured from the environment (read with
 // getenv, nil meaning os.Getenv) as huggingface_hub does.
@@ -332,7 +346,22 @@ func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return &http.Client{Timeout: 60 * time.Second}
+	return &http.Client{}
+}
+
+// stallReader resets a stall timer on every read that returns data.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.timer.Reset(s.d)
+	}
+	return n, err
 }
 
 func (c *Client) fileURL(repo, revision, filename string) string {
@@ -403,13 +432,27 @@ func (c *Client) head(ctx context.Context, repo, revision, filename string) (fil
 
 // get downloads a file to blob, through a temporary file.
 func (c *Client) get(ctx context.Context, repo, commit, filename, blob string) error {
+	stall := c.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
+	defer timer.Stop()
+	stalled := func(err error) error {
+		if errors.Is(context.Cause(ctx), errStalled) {
+			return &netError{fmt.Errorf("the download stalled: nothing received for %s", stall)}
+		}
+		return err
+	}
 	req, err := c.newRequest(ctx, http.MethodGet, c.fileURL(repo, commit, filename))
 	if err != nil {
 		return err
 	}
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
-		return &netError{scrub(err)}
+		return stalled(&netError{scrub(err)})
 	}
 	defer resp.Body.Close()
 	if err := statusError(resp); err != nil {
@@ -423,8 +466,9 @@ func (c *Client) get(ctx context.Context, repo, commit, filename, blob string) e
 		return fmt.Errorf("writing the cache: %w", err)
 	}
 	defer f.Cleanup()
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		return fmt.Errorf("downloading: %w", scrub(err))
+	timer.Reset(stall)
+	if _, err := io.Copy(f, &stallReader{r: resp.Body, timer: timer, d: stall}); err != nil {
+		return stalled(fmt.Errorf("downloading: %w", scrub(err)))
 	}
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("writing the cache: %w", err)
