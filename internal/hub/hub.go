@@ -365,7 +365,18 @@ func (s *stallReader) Read(p []byte) (int, error) {
 }
 
 func (c *Client) fileURL(repo, revision, filename string) string {
-	return c.Endpoint + "/" + repo + "/resolve/" + url.PathEscape(revision) + "/" + filename
+	return c.Endpoint + "/" + repo + "/resolve/" + url.PathEscape(revision) + "/" + escapePath(filename)
+}
+
+// escapePath escapes each '/'-separated segment of a file name, as
+// huggingface_hub's quote(filename) does: a '#', '?', '%' or space is
+// part of the name, not the end of the URL's path.
+func escapePath(name string) string {
+	segs := strings.Split(name, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
 
 func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Request, error) {

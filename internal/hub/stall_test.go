@@ -48,3 +48,27 @@ func TestDownloadStalls(t *testing.T) {
 		t.Errorf("left in the cache: %v", m)
 	}
 }
+
+// File names are URL-escaped as huggingface_hub quotes them: a '#', '?',
+// '%' or space in a dataset file's name must reach the Hub as part of the
+// path, not end it.
+func TestDownloadEscapesFileName(t *testing.T) {
+	h := newFakeHub(t)
+	names := []string{"data/C# code.jsonl", "data/what?.json", "data/100%.json"}
+	files := map[string]string{}
+	for i, n := range names {
+		files[n] = `{"i":` + string(rune('0'+i)) + "}\n"
+	}
+	h.Add("datasets/org/data", "main", files)
+	c := clientFor(t, h)
+	for _, n := range names {
+		p, err := c.DownloadDataset(context.Background(), "org/data", "", n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if got := readFile(t, p); got != files[n] {
+			t.Errorf("%s: content %q, want %q", n, got, files[n])
+		}
+	}
+}
