@@ -223,9 +223,6 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDa
 				yield(Request{}, err)
 				return
 			}
-			if env.NumPrompts > 0 && len(reqs) >= env.NumPrompts {
-				break
-			}
 			if !detected {
 				if f, err = detectHFFormat(r.row); err != nil {
 					yield(Request{}, fmt.Errorf("%s row %d: %w", r.file, r.index, err))
@@ -263,6 +260,11 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDa
 				}
 			}
 			reqs = append(reqs, Request{Prompt: prompt, PromptLen: promptLen, OutputLen: out, ID: env.IDPrefix + strconv.Itoa(len(reqs))})
+			// Stop before pulling another row: it could be in a file
+			// not needed (a download, on the Hub).
+			if env.NumPrompts > 0 && len(reqs) >= env.NumPrompts {
+				break
+			}
 		}
 		if !detected {
 			yield(Request{}, fmt.Errorf("%s: the split %q has no rows", id, rows.split.Split))
