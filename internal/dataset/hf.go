@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true, PythonRandom: true})
+	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true})
 }
 
 // hfClassLookup is hfClassFor; tests replace it to run a class of their

@@ -275,7 +275,7 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDa
 			yield(Request{}, fmt.Errorf("%s: no row has a prompt of at least %d tokens, so there is nothing to oversample", id, shareGPTMinLen))
 			return
 		}
-		reqs, err := maybeOversample(reqs, env.NumPrompts, env.Seed, env.IDPrefix, spec.NoOversample, env.Stderr)
+		reqs, err := maybeOversampleFrom(env.PyGlobal, reqs, env.NumPrompts, env.Seed, env.IDPrefix, spec.NoOversample, env.Stderr)
 		if err != nil {
 			yield(Request{}, fmt.Errorf("%s: %w", id, err))
 			return
