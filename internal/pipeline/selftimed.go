@@ -16,19 +16,21 @@ import (
 // (vLLM's --self-timed, which it defaults to for timed_trace) instead of
 // drawing arrivals from load.request_rate and load.burstiness.
 func selfTimed(sc *scenario.Scenario) bool {
-	return sc.Dataset.TimedTrace != nil && sc.Dataset.TimedTrace.Replays()
+	k, _ := dataset.Lookup(sc.Dataset.Kind())
+	return k.ReplaysTimes(sc.Dataset)
 }
 
 // runOffsets is the run's schedule, one offset per request: each
 // request's trace time for a self-timed run (schedule.Replay: absolute,
 // not re-based), else the arrival process drawn as vLLM draws it. For a
-// timed_trace run that is not self-timed the gaps are drawn with seed 0,
-// whatever the scenario's seed: vLLM's TimedTrace reseeds NumPy's global
-// generator with its dataset seed, which --seed does not reach (0).
+// kind that draws its arrivals with seed 0 (dataset.Kind.ArrivalSeedZero:
+// timed_trace not self-timed) the gaps are drawn with seed 0, whatever the
+// scenario's seed: vLLM's TimedTrace reseeds NumPy's global generator with
+// its dataset seed, which --seed does not reach (0).
 func runOffsets(sc *scenario.Scenario, reqs []dataset.Request) ([]time.Duration, error) {
 	if !selfTimed(sc) {
 		seed := uint32(sc.Seed)
-		if sc.Dataset.TimedTrace != nil {
+		if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.ArrivalSeedZero {
 			seed = 0
 		}
 		return schedule.Offsets(scheduleSpec(sc), len(reqs), seed)
