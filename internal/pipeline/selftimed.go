@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
@@ -74,4 +75,29 @@ func preconnectWave(sc *scenario.Scenario, offsets []time.Duration, maxConc int)
 		n = min(n, replayWave(offsets))
 	}
 	return n
+}
+
+// selfTimedIgnored is the warning of a self-timed run whose scenario sets
+// the arrival fields a replay does not read (load.request_rate finite,
+// load.burstiness not 1, load.ramp_up), naming them; "" otherwise. vbench
+// serve warns about the flags instead (argv), so this is for scenarios.
+func selfTimedIgnored(sc *scenario.Scenario) string {
+	if !selfTimed(sc) {
+		return ""
+	}
+	var set []string
+	if !sc.Load.RequestRate.IsInf() {
+		set = append(set, "load.request_rate")
+	}
+	if sc.Load.Burstiness != 1 {
+		set = append(set, "load.burstiness")
+	}
+	if sc.Load.RampUp != nil {
+		set = append(set, "load.ramp_up")
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return "warning: " + strings.Join(set, ", ") + " has no effect in a self-timed trace replay: each request is sent at its trace time " +
+		"(dataset.timed_trace.self_timed: false uses the arrival process instead)"
 }
