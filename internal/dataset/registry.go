@@ -114,6 +114,22 @@ type Kind struct {
 	// random LoRA assignment with such a kind rather than choose modules
 	// vLLM would not. A kind that draws from Env.PyGlobal leaves it unset.
 	PythonRandom bool
+	// SelfTimed, when set, reports whether a run of spec replays the
+	// send times the kind's requests carry (Request.Timed, Request.Time)
+	// instead of drawing arrivals from load.request_rate and
+	// load.burstiness (vLLM's --self-timed for timed_trace).
+	SelfTimed func(spec scenario.Dataset) bool
+	// ArrivalSeedZero says that when a run of the kind draws its arrivals
+	// (not self-timed), it draws them with seed 0 whatever the scenario's
+	// seed: vLLM's class reseeds NumPy's global generator with its own
+	// dataset seed, which --seed does not reach (timed_trace).
+	ArrivalSeedZero bool
+}
+
+// ReplaysTimes reports whether a run of spec, a spec of kind k, sends each
+// request at the time it carries (Kind.SelfTimed).
+func (k Kind) ReplaysTimes(spec scenario.Dataset) bool {
+	return k.SelfTimed != nil && k.SelfTimed(spec)
 }
 
 // ForcesIgnoreEOS reports whether k forces ignore_eos on with a backend

@@ -400,3 +400,33 @@ func (badSource) Requests(context.Context, Env) iter.Seq2[Request, error] {
 		_ = yield(Request{Prompt: "ok"}, nil) && yield(Request{Prompt: "bad", Turn: 3}, nil)
 	}
 }
+
+// Only timed_trace replays its requests' times (unless self_timed is
+// false) and draws its arrivals with seed 0 otherwise; the pipeline reads
+// both from the registry.
+func TestSelfTimedKinds(t *testing.T) {
+	no := false
+	tests := []struct {
+		name     string
+		spec     scenario.Dataset
+		replays  bool
+		seedZero bool
+	}{
+		{"timed_trace", scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl"}}, true, true},
+		{"timed_trace", scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl", SelfTimed: &no}}, false, true},
+		{"random", scenario.Dataset{Random: &scenario.RandomDataset{}}, false, false},
+		{"speed_bench", scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{}}, false, false},
+	}
+	for _, tt := range tests {
+		k, ok := Lookup(tt.name)
+		if !ok {
+			t.Fatalf("%s is not registered", tt.name)
+		}
+		if got := k.ReplaysTimes(tt.spec); got != tt.replays {
+			t.Errorf("%s: ReplaysTimes = %v, want %v", tt.name, got, tt.replays)
+		}
+		if k.ArrivalSeedZero != tt.seedZero {
+			t.Errorf("%s: ArrivalSeedZero = %v, want %v", tt.name, k.ArrivalSeedZero, tt.seedZero)
+		}
+	}
+}

@@ -21,7 +21,9 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "timed_trace", New: newTimedTraceSource, IgnoreEOS: IgnoreEOSAlways, NeedsTokenizer: true})
+	Register(Kind{Name: "timed_trace", New: newTimedTraceSource, IgnoreEOS: IgnoreEOSAlways, NeedsTokenizer: true,
+		SelfTimed:       func(d scenario.Dataset) bool { return d.TimedTrace != nil && d.TimedTrace.Replays() },
+		ArrivalSeedZero: true})
 }
 
 // timedTraceSource is the timed_trace kind's Source.

@@ -261,6 +261,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 	traffic.Profile = pr.profile(ctx, env, "/start_profile")
 	traffic.SelfTimed = selfTimed(sc)
+	if w := selfTimedIgnored(sc); w != "" && env.Argv == nil {
+		obs.Diagnostic(w)
+	}
 	obs.Traffic(traffic)
 	// vLLM scrapes /metrics after the traffic lines, before the clock
 	// starts.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
@@ -16,19 +17,21 @@ import (
 // (vLLM's --self-timed, which it defaults to for timed_trace) instead of
 // drawing arrivals from load.request_rate and load.burstiness.
 func selfTimed(sc *scenario.Scenario) bool {
-	return sc.Dataset.TimedTrace != nil && sc.Dataset.TimedTrace.Replays()
+	k, _ := dataset.Lookup(sc.Dataset.Kind())
+	return k.ReplaysTimes(sc.Dataset)
 }
 
 // runOffsets is the run's schedule, one offset per request: each
 // request's trace time for a self-timed run (schedule.Replay: absolute,
 // not re-based), else the arrival process drawn as vLLM draws it. For a
-// timed_trace run that is not self-timed the gaps are drawn with seed 0,
-// whatever the scenario's seed: vLLM's TimedTrace reseeds NumPy's global
-// generator with its dataset seed, which --seed does not reach (0).
+// kind that draws its arrivals with seed 0 (dataset.Kind.ArrivalSeedZero:
+// timed_trace not self-timed) the gaps are drawn with seed 0, whatever the
+// scenario's seed: vLLM's TimedTrace reseeds NumPy's global generator with
+// its dataset seed, which --seed does not reach (0).
 func runOffsets(sc *scenario.Scenario, reqs []dataset.Request) ([]time.Duration, error) {
 	if !selfTimed(sc) {
 		seed := uint32(sc.Seed)
-		if sc.Dataset.TimedTrace != nil {
+		if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.ArrivalSeedZero {
 			seed = 0
 		}
 		return schedule.Offsets(scheduleSpec(sc), len(reqs), seed)
@@ -72,4 +75,29 @@ func preconnectWave(sc *scenario.Scenario, offsets []time.Duration, maxConc int)
 		n = min(n, replayWave(offsets))
 	}
 	return n
+}
+
+// selfTimedIgnored is the warning of a self-timed run whose scenario sets
+// the arrival fields a replay does not read (load.request_rate finite,
+// load.burstiness not 1, load.ramp_up), naming them; "" otherwise. vbench
+// serve warns about the flags instead (argv), so this is for scenarios.
+func selfTimedIgnored(sc *scenario.Scenario) string {
+	if !selfTimed(sc) {
+		return ""
+	}
+	var set []string
+	if !sc.Load.RequestRate.IsInf() {
+		set = append(set, "load.request_rate")
+	}
+	if sc.Load.Burstiness != 1 {
+		set = append(set, "load.burstiness")
+	}
+	if sc.Load.RampUp != nil {
+		set = append(set, "load.ramp_up")
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return "warning: " + strings.Join(set, ", ") + " has no effect in a self-timed trace replay: each request is sent at its trace time " +
+		"(dataset.timed_trace.self_timed: false uses the arrival process instead)"
 }

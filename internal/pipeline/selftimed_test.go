@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,47 @@ func TestSelfTimedIgnoresRampUpAndSteadyState(t *testing.T) {
 	drawn.Load.RampUp, drawn.Metrics.SteadyState = nil, &steady
 	if o := steadyOptions(&drawn, 4); o == nil {
 		t.Error("closed loop without a trace: no steady state options")
+	}
+}
+
+// A scenario's arrival fields are named in a warning when a self-timed
+// replay ignores them; nothing is said when they are at their defaults or
+// the run draws its arrivals.
+func TestSelfTimedIgnoredWarning(t *testing.T) {
+	off := false
+	replay := func(l scenario.Load) *scenario.Scenario {
+		return &scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl"}}, Load: l}
+	}
+	tests := []struct {
+		name string
+		sc   *scenario.Scenario
+		want string
+	}{
+		{"defaults", replay(scenario.Load{RequestRate: scenario.Inf, Burstiness: 1}), ""},
+		{"rate", replay(scenario.Load{RequestRate: 5, Burstiness: 1}), "warning: load.request_rate has no effect in a self-timed trace replay"},
+		{"all three", replay(scenario.Load{RequestRate: 5, Burstiness: 0.5, RampUp: &scenario.RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 2}}),
+			"warning: load.request_rate, load.burstiness, load.ramp_up has no effect in a self-timed trace replay"},
+		{"not self-timed", &scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl", SelfTimed: &off}},
+			Load: scenario.Load{RequestRate: 5, Burstiness: 1}}, ""},
+		{"another kind", &scenario.Scenario{Dataset: scenario.Dataset{Random: &scenario.RandomDataset{}}, Load: scenario.Load{RequestRate: 5, Burstiness: 1}}, ""},
+	}
+	for _, tt := range tests {
+		got := selfTimedIgnored(tt.sc)
+		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: %q, want %q...", tt.name, got, tt.want)
+		}
+	}
+
+	// vbench run says it on stderr.
+	sc, err := scenario.LoadBytes("t.cue", []byte(traceScenario(t, "load: request_rate: 5\n")), scenario.Options{Sets: []string{`output.result_dir="` + t.TempDir() + `"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	if _, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Now: time.Now}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "warning: load.request_rate has no effect in a self-timed trace replay") {
+		t.Errorf("stderr lacks the warning:\n%s", stderr.String())
 	}
 }
