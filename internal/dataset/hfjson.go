@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"compress/bzip2"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -11,14 +12,18 @@ import (
 	"io"
 	"iter"
 	"os"
-	"strings"
+	"path"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 )
 
 // readJSONRows yields the rows of the JSON or JSON Lines file at p (named
 // name in errors) as the datasets library's json builder reads them: a
 // file starting with '[' is a list of objects (or of strings, each then a
 // row {"text": s}); any other is JSON Lines, one object per line (blank
-// lines skipped). A ".gz" file is decompressed. JSON Lines are read
+// lines skipped). A ".gz", ".zst", ".bz2" or ".lz4" file is decompressed. JSON Lines are read
 // lazily; a list is read whole, as the library does.
 func readJSONRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
 	return func(yield func(hfRow, error) bool) {
@@ -28,15 +33,12 @@ func readJSONRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
 			return
 		}
 		defer f.Close()
-		var r io.Reader = f
-		if strings.HasSuffix(p, ".gz") || strings.HasSuffix(name, ".gz") {
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				yield(nil, fmt.Errorf("%s: not a gzip file: %v", name, err))
-				return
-			}
-			r = zr
+		r, closeR, err := decompressed(name, p, f)
+		if err != nil {
+			yield(nil, err)
+			return
 		}
+		defer closeR()
 		br := bufio.NewReaderSize(r, 1<<20)
 		head, _ := br.Peek(512)
 		head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
@@ -53,6 +55,40 @@ func readJSONRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
 			jsonLinesRows(ctx, name, br, yield)
 		}
 	}
+}
+
+// decompressed is f's content, decompressed as the extension of its name
+// (p, or name when p is a blob without one) says: gzip, zstd, bzip2 or
+// lz4, as the datasets library opens them; any other file as it is. A
+// compression vbench does not read (xz) is an error saying so, rather
+// than invalid JSON.
+func decompressed(name, p string, f io.Reader) (io.Reader, func(), error) {
+	compressions := []string{".gz", ".zst", ".bz2", ".lz4", ".xz"}
+	ext := path.Ext(p)
+	if !slices.Contains(compressions, ext) {
+		ext = path.Ext(name)
+	}
+	switch ext {
+	case ".gz":
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: not a gzip file: %v", name, err)
+		}
+		return zr, func() { _ = zr.Close() }, nil
+	case ".zst":
+		zr, err := zstd.NewReader(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: not a zstd file: %v", name, err)
+		}
+		return zr, zr.Close, nil
+	case ".bz2":
+		return bzip2.NewReader(f), func() {}, nil
+	case ".lz4":
+		return lz4.NewReader(f), func() {}, nil
+	case ".xz":
+		return nil, nil, fmt.Errorf("%s: xz-compressed, which vbench does not read: decompress it (xz -d) and point --dataset-path at the directory", name)
+	}
+	return f, func() {}, nil
 }
 
 // jsonListRows yields the elements of a JSON list.

@@ -2,14 +2,19 @@ package dataset
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+	"github.com/pierrec/lz4/v4"
 )
 
 // pqTurn and pqConvRow are a ShareGPT-like parquet schema with the
@@ -196,5 +201,51 @@ func TestJSONRows(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: err = %v, want %q...", name, err, want)
 		}
+	}
+}
+
+// Compressed JSON Lines files are read as the datasets library opens them
+// (gzip, zstd, bzip2, lz4, by extension); xz is refused by name rather
+// than read as invalid JSON.
+func TestReadJSONRowsCompressed(t *testing.T) {
+	const line = "{\"prompt\": \"a compressed row\"}\n"
+	compress := map[string]func(w io.Writer) io.WriteCloser{
+		"rows.jsonl.gz":  func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) },
+		"rows.jsonl.zst": func(w io.Writer) io.WriteCloser { z, _ := zstd.NewWriter(w); return z },
+		"rows.jsonl.lz4": func(w io.Writer) io.WriteCloser { return lz4.NewWriter(w) },
+	}
+	dir := t.TempDir()
+	for name, newW := range compress {
+		var b bytes.Buffer
+		w := newW(&b)
+		if _, err := io.WriteString(w, line); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// printf '{"prompt": "a bzip2 row"}\n' | bzip2 -9 | xxd -p (the
+	// standard library has no bzip2 writer).
+	bz2, _ := hex.DecodeString("425a6839314159265359ccbb677300000c59800010500010103022d49a20002281b4806f542869a600064ba88f6a57209430ef440be2ee48a70a1219976cee60")
+	if err := os.WriteFile(filepath.Join(dir, "rows.jsonl.bz2"), bz2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"rows.jsonl.gz": "a compressed row", "rows.jsonl.zst": "a compressed row", "rows.jsonl.lz4": "a compressed row", "rows.jsonl.bz2": "a bzip2 row"}
+	for name, prompt := range want {
+		got, err := collectRows(t, readJSONRows(context.Background(), name, filepath.Join(dir, name)))
+		if err != nil || !reflect.DeepEqual(got, []hfRow{{"prompt": prompt}}) {
+			t.Errorf("%s: %v, %v; want the row with %q", name, got, err, prompt)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rows.jsonl.xz"), []byte("\xfd7zXZ\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := collectRows(t, readJSONRows(context.Background(), "rows.jsonl.xz", filepath.Join(dir, "rows.jsonl.xz")))
+	if err == nil || !strings.Contains(err.Error(), "rows.jsonl.xz: xz-compressed, which vbench does not read") {
+		t.Errorf("xz: err = %v, want a refusal naming the compression", err)
 	}
 }
