@@ -1,20 +1,17 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
 )
 
@@ -48,25 +45,11 @@ func TestRunInterruptedKeepsProbesAndSamples(t *testing.T) {
 		simSrv.Handler().ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
-	sc, err := scenario.LoadBytes("test.cue", []byte(`
-target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
-tokenizer: name: "o200k_base"
-dataset: random: {input_len: 24, output_len: 6}
-load: {num_prompts: 200, request_rate: 20, probe_request_rate: 50}
+	out, stdout := runInterrupted(t, ctx, srv.URL, `load: {num_prompts: 200, request_rate: 20, probe_request_rate: 50}
 metrics: scrape_interval: 0.02
-output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`", records: true}
-`), scenario.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("err = %v, want an interrupted run\n%s", err, stdout.String())
-	}
+output: records: true`)
 	if out.Probe == nil || out.Probe.Completed < 1 || len(out.ServerSamples) < 1 {
-		t.Fatalf("probe summary %+v, %d server samples; want both\n%s", out.Probe, len(out.ServerSamples), stdout.String())
+		t.Fatalf("probe summary %+v, %d server samples; want both\n%s", out.Probe, len(out.ServerSamples), stdout)
 	}
 	var res struct {
 		ProbeCompleted *int `json:"probe_completed"`

@@ -243,22 +243,7 @@ func TestRunInterruptedStillWritesResults(t *testing.T) {
 		simSrv.Handler().ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
-	sc, err := scenario.LoadBytes("test.cue", []byte(`
-target: {base_url: "`+srv.URL+`", model: "vbench-sim"}
-tokenizer: name: "o200k_base"
-dataset: random: {input_len: 24, output_len: 6}
-load: {num_prompts: 20, request_rate: 10}
-output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
-`), scenario.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("err = %v, want an interrupted run", err)
-	}
+	out, stdout := runInterrupted(t, ctx, srv.URL, `load: {num_prompts: 20, request_rate: 10}`)
 	if !out.Interrupted || len(out.Records) == 0 || len(out.Records) == 20 {
 		t.Fatalf("interrupted=%v with %d records", out.Interrupted, len(out.Records))
 	}
@@ -274,9 +259,34 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 	} else if !res.VBench.Interrupted {
 		t.Errorf("result not marked interrupted")
 	}
-	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
-		t.Errorf("no result block:\n%s", stdout.String())
+	if !strings.Contains(stdout, "Serving Benchmark Result") {
+		t.Errorf("no result block:\n%s", stdout)
 	}
+}
+
+// runInterrupted runs a scenario against the server at url (random
+// prompts of 24 tokens, 6 output tokens, the result saved as r.json in a
+// temporary directory) with extra appended, where the server cancels ctx
+// during the run, and fails the test unless the run reports the
+// interruption. It returns the outcome and what the run printed.
+func runInterrupted(t *testing.T, ctx context.Context, url, extra string) (*Outcome, string) {
+	t.Helper()
+	dir := t.TempDir()
+	sc, err := scenario.LoadBytes("test.cue", []byte(`
+target: {base_url: "`+url+`", model: "vbench-sim"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 24, output_len: 6}
+output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
+`+extra+"\n"), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want an interrupted run\n%s", err, stdout.String())
+	}
+	return out, stdout.String()
 }
 
 func TestRunRampUp(t *testing.T) {
