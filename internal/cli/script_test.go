@@ -50,23 +50,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"simserve":     simserve,
-			"simmetrics":   simmetrics,
-			"waitfile":     waitfile,
-			"envfile":      envfile,
-			"waitrecords":  waitRecords,
-			"checkrecords": checkRecords,
-			"fakeserve":    fakeserve,
-			"stallserve":   stallserve,
-			"simprofile":   simprofile,
-			"simlora":      simlora,
-			"fakehub":      fakehub,
-			"traceproxy":   traceproxy,
-			"checktraces":  checktraces,
-			"pngcheck":     pngcheck,
-			"chatparquet":  chatparquet,
-		},
+		Cmds:                scriptCmds,
 		Setup: func(env *testscript.Env) error {
 			env.Values[simKey{}] = &simHolder{}
 			env.Setenv("OPENAI_API_KEY", "")
@@ -80,6 +64,32 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// scriptCmds are the custom testscript commands. A file that adds a
+// command registers it here from its own init function, so that topics do
+// not all edit one literal.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"simserve":     simserve,
+	"simmetrics":   simmetrics,
+	"waitfile":     waitfile,
+	"envfile":      envfile,
+	"waitrecords":  waitRecords,
+	"checkrecords": checkRecords,
+	"fakeserve":    fakeserve,
+	"stallserve":   stallserve,
+	"simprofile":   simprofile,
+	"simlora":      simlora,
+	"fakehub":      fakehub,
+	"traceproxy":   traceproxy,
+	"checktraces":  checktraces,
+	"pngcheck":     pngcheck,
+	"chatparquet":  chatparquet,
+}
+
+// simserveFlags are simserve flags beyond the built-in ones: each sets a
+// field of the simulator's configuration from the flag's value. A file
+// that adds a simulator fault registers its flag here from init.
+var simserveFlags = map[string]func(cfg *sim.Config, v string) error{}
 
 func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -117,7 +127,11 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 		case "--profiler":
 			cfg.NoProfiler = v == "off"
 		default:
-			ts.Fatalf("simserve: unknown flag %s", args[i])
+			set, ok := simserveFlags[args[i]]
+			if !ok {
+				ts.Fatalf("simserve: unknown flag %s", args[i])
+			}
+			err = set(&cfg, v)
 		}
 		ts.Check(err)
 		i++
