@@ -22,10 +22,6 @@ const (
 // used too.
 var tiktokenFiles = []string{"tiktoken.model", "qwen.tiktoken", "vocab.tiktoken"}
 
-// patternSources are the Python files a tiktoken model's split pattern is
-// read from (pat_str).
-var patternSources = []string{"tokenization_kimi.py", "tokenizer.py"}
-
 // errNoTokenizer is returned (wrapped) when a directory holds no
 // tokenizer file vbench can read.
 var errNoTokenizer = errors.New("no tokenizer.json or tiktoken file")
@@ -33,9 +29,9 @@ var errNoTokenizer = errors.New("no tokenizer.json or tiktoken file")
 // LoadDir loads the tokenizer of a model directory: tokenizer.json (with
 // tokenizer_config.json and special_tokens_map.json when present), else a
 // tiktoken rank file (tiktoken.model, qwen.tiktoken, vocab.tiktoken or a
-// single *.tiktoken) with tokenizer_config.json and the split pattern of
-// tokenization_kimi.py or tokenizer.py when present. name is what the
-// tokenizer's Name returns.
+// single *.tiktoken) with tokenizer_config.json and the split pattern
+// chooseTiktokenPattern finds (an unknown one is an error). name is what
+// the tokenizer's Name returns.
 func LoadDir(dir, name string) (Tokenizer, error) {
 	if _, err := os.Stat(filepath.Join(dir, fileTokenizerJSON)); err == nil {
 		return loadHFFile(filepath.Join(dir, fileTokenizerJSON), name)
@@ -125,16 +121,11 @@ func loadTiktokenFile(path, name string) (*Tiktoken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", name, err)
 	}
-	pattern := ""
-	for _, f := range patternSources {
-		src, err := readOptional(filepath.Join(dir, f))
-		if err != nil {
-			return nil, fmt.Errorf("tokenizer %s: %w", name, err)
-		}
-		if p, ok := ExtractTiktokenPattern(string(src)); ok {
-			pattern = p
-			break
-		}
+	pattern, err := chooseTiktokenPattern(path, cfg, func(f string) ([]byte, error) {
+		return readOptional(filepath.Join(dir, f))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", name, err)
 	}
 	return NewTiktokenFile(name, ranks, cfg, pattern)
 }

@@ -202,7 +202,20 @@ func fetchTokenizer(ctx context.Context, h *hub.Client, repo, rev string) (dir, 
 		if err != nil {
 			return "", "", err
 		}
-		for _, c := range append([]string{fileConfig}, patternSources...) {
+		// The split pattern comes from the Python module the config's
+		// auto_map names (see chooseTiktokenPattern): fetch it when the
+		// repository has it.
+		cfgPath, err := h.Download(ctx, repo, rev, fileConfig)
+		if err := optional(cfgPath, err); err != nil {
+			return "", "", err
+		}
+		var cfg []byte
+		if err == nil {
+			if cfg, err = os.ReadFile(cfgPath); err != nil {
+				return "", "", err
+			}
+		}
+		for _, c := range patternFiles(cfg) {
 			if err := optional(h.Download(ctx, repo, rev, c)); err != nil {
 				return "", "", err
 			}

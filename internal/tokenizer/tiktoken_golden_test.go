@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -110,32 +111,69 @@ func TestKimiPatternExtracted(t *testing.T) {
 
 // TestTiktokenGoldenKimiCut checks Kimi K2's split pattern on the cut
 // rank file, against tiktoken (whose Rust regex has the class
-// intersection and the Han script), with the pattern read from a model
-// directory as LoadDir finds it.
+// intersection and the Han script), with the pattern found as LoadDir
+// finds it: read from tokenization_kimi.py, and known by the module name
+// that tokenizer_config.json's auto_map gives when the .py is not there
+// (Kimi K2's directory as daulet/tokenizers ships it).
 func TestTiktokenGoldenKimiCut(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"tiktoken.model", "tokenizer_config.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "tiktoken-cut", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenization_kimi.py"), []byte(kimiPySource), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := LoadDir(dir, "kimi-cut")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g tiktokenGolden
 	readGolden(t, "tiktoken-cut-kimi", &g)
 	if len(g.Cases) < 500 {
 		t.Fatalf("only %d golden cases", len(g.Cases))
 	}
-	checkTiktokenGolden(t, tok, &g, true)
+	for _, tt := range []struct {
+		name    string
+		autoMap bool
+		py      bool
+	}{
+		{"tokenization_kimi.py", false, true},
+		{"auto_map and tokenization_kimi.py", true, true},
+		{"auto_map without tokenization_kimi.py", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyFixture(t, "tiktoken-cut", "tiktoken.model", "tokenizer_config.json")
+			if tt.autoMap {
+				writeKimiConfig(t, dir)
+			}
+			if tt.py {
+				if err := os.WriteFile(filepath.Join(dir, "tokenization_kimi.py"), []byte(kimiPySource), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tok, err := LoadDir(dir, "kimi-cut")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTiktokenGolden(t, tok, &g, true)
+		})
+	}
+}
+
+// kimiAutoMap is the auto_map of Kimi K2's tokenizer_config.json.
+const kimiAutoMap = `"auto_map":{"AutoTokenizer":["tokenization_kimi.TikTokenTokenizer",null]}`
+
+// writeKimiConfig adds Kimi K2's auto_map to dir's tokenizer_config.json.
+func writeKimiConfig(t *testing.T, dir string) {
+	t.Helper()
+	setAutoMap(t, dir, kimiAutoMap)
+}
+
+// setAutoMap adds a member (`"auto_map":{...}`) to the object in dir's
+// tokenizer_config.json.
+func setAutoMap(t *testing.T, dir, member string) {
+	t.Helper()
+	p := filepath.Join(dir, "tokenizer_config.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(s, "{") {
+		t.Fatalf("%s is not an object", p)
+	}
+	if err := os.WriteFile(p, []byte("{"+member+","+s[1:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestKimiSplitPieces(t *testing.T) {
