@@ -392,6 +392,11 @@ func requestError(err error) string {
 	if errors.Is(err, context.Canceled) {
 		return "request cancelled: " + err.Error()
 	}
+	if ue, ok := err.(*url.Error); ok && ue.Err == io.EOF {
+		// net/http's word for a connection that ended before the
+		// response head.
+		err = &url.Error{Op: ue.Op, URL: ue.URL, Err: errClosedBeforeAnswer}
+	}
 	return err.Error()
 }
 

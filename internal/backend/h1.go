@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,10 @@ type h1Client struct {
 	ownID   []byte        // a configured X-Request-Id line, sent when the request has no id
 	timeout time.Duration // bounds one request; 0 = none
 	pool    h1Pool
+	// closesAfterResponse is set once the server was seen to close a
+	// connection right after its response (see noteStale): connections
+	// are then not reused.
+	closesAfterResponse atomic.Bool
 }
 
 // newH1Client returns the lean client for u, or nil when u needs net/http:
@@ -292,17 +297,16 @@ func (p *h1Pool) closeIdle() {
 // sendH1 is Send over the lean client. rec.Start is taken before a
 // connection is acquired, as the net/http path takes it before Do (so it
 // includes waiting for a connection under MaxConns and dialling). When a
-// reused keep-alive connection turns out to be dead before the request
-// could be served, the request is sent on a new connection and rec.Start
-// is taken again: when a look at the socket before writing shows that the
-// server closed it while it was idle, when the write fails before any byte
-// went out, or when the server resets the connection before any response
-// byte (a server closing an idle connection just as the request arrives
-// closes it with the request unread, and its kernel then resets it). A
-// connection that merely ends after the request was written is the
-// request's error (`Post "URL": EOF`), as on net/http, which does not
-// resend a POST it has written either: the server may have read it, and a
-// request that may have been served is never sent twice.
+// reused keep-alive connection turns out to have been finished with by the
+// server before it read the request, the request is sent once more on a
+// new connection and rec.Start is taken again: when a look at the socket
+// before writing shows that the server closed it while it was idle, when
+// the write fails before any byte went out, or when the connection is
+// reset or ends before any response byte with the request unread (see
+// h1Exchange.unread). A request the server may have read is never sent
+// twice: a connection that ends after the server acknowledged the request
+// is the request's error ("the server closed the connection before
+// answering"), as net/http does not resend a POST it has written either.
 func (c *Client) sendH1(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	h := c.h1
 	trace := httptrace.ContextClientTrace(ctx)
@@ -395,6 +399,7 @@ type h1Exchange struct {
 func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *record.Record, now func() time.Duration, trace *httptrace.ClientTrace) (retry bool) {
 	cn := x.cn
 	if cn.used && cn.peek.gone() {
+		x.h.noteStale(cn)
 		return true // closed while idle: nothing was written
 	}
 	if err := cn.SetDeadline(x.deadline); err != nil {
@@ -415,6 +420,10 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 			}
 			return
 		}
+		if x.h.closesAfterResponse.Load() {
+			x.h.pool.discard(cn) // it would be closed before its next request
+			return
+		}
 		x.h.pool.put(cn)
 	}()
 
@@ -424,6 +433,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	}
 	if err != nil {
 		if cn.used && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) && (x.wrote == 0 || isReset(err)) {
+			x.h.noteStale(cn)
 			return true
 		}
 		rec.Error = requestError(x.h.headError(ctx, err))
@@ -437,8 +447,11 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	now = arrivalClock(now, cn.Conn, &rec.ReadLag)
 	t, err := r.readHead(trace, now)
 	if err != nil {
-		if !r.gotByte && cn.used && ctx.Err() == nil && isReset(err) {
+		if !r.gotByte && ctx.Err() == nil && x.unread(err) {
 			return true
+		}
+		if err == io.EOF && !r.gotByte {
+			err = errClosedBeforeAnswer
 		}
 		rec.Error = requestError(x.h.headError(ctx, err))
 		return false
@@ -460,6 +473,52 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	c.endStream(&st, err)
 	keep = err == nil && st.err == nil && r.done && r.keepAlive && !r.extra
 	return false
+}
+
+// unread reports whether a request whose connection failed with err
+// before any response byte was never read by the server, so that sending it
+// on a new connection cannot serve it twice. Only a reused connection
+// qualifies (the server finished with it while it was idle, or just
+// after its last response): reset before answering (a server that closes
+// a connection with unread bytes resets it), or ended with the request
+// still unacknowledged by the server's kernel (see unacknowledged). A
+// request the server acknowledged and then saw its connection end may have
+// been read: it stays the request's error.
+func (x *h1Exchange) unread(err error) bool {
+	cn := x.cn
+	if !cn.used {
+		return false
+	}
+	unread := isReset(err)
+	if !unread && err == io.EOF {
+		unread, _ = unacknowledged(cn.Conn)
+	}
+	if unread {
+		x.h.noteStale(cn)
+	}
+	return unread
+}
+
+// errClosedBeforeAnswer is the error of a request whose connection ended
+// with no response byte (the bare io.EOF that net/http reports).
+var errClosedBeforeAnswer = errors.New("the server closed the connection before answering")
+
+// closeAfterResponseWithin is how soon after its last response a
+// connection must end for the server to count as one that closes every
+// connection after a response (cpp-httplib, behind llama.cpp's server,
+// does so while advertising keep-alive). Idle timeouts of real servers are
+// seconds long (uvicorn 5 s, net/http and Go's clients minutes).
+const closeAfterResponseWithin = time.Second
+
+// noteStale records that a reused connection ended before carrying its
+// next request. When that happened within closeAfterResponseWithin of its
+// last response, the server closes connections after each response: from
+// then on they are closed after their response instead of being reused,
+// since a request written to one would race its close.
+func (h *h1Client) noteStale(cn *h1Conn) {
+	if !h.closesAfterResponse.Load() && h.pool.clock().Sub(cn.idleAt) < closeAfterResponseWithin {
+		h.closesAfterResponse.Store(true)
+	}
 }
 
 // isReset reports whether the server reset the connection. A server that

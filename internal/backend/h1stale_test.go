@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // newStaleServer returns a rawServer that answers with a keep-alive
@@ -42,7 +43,7 @@ func TestH1NoResendAfterServerRead(t *testing.T) {
 				t.Fatalf("first request: %s", rec.Error)
 			}
 			rec := sendOne(context.Background(), t, c, "")
-			if want := `Post "` + srv.url() + `": EOF`; rec.Error != want {
+			if want := `Post "` + srv.url() + `": the server closed the connection before answering`; rec.Error != want {
 				t.Errorf("second request: success %v error %q, want %q", rec.Success, rec.Error, want)
 			}
 			if n, r := len(srv.reqs()), read.Load(); n != 1 || r != 1 {
@@ -59,4 +60,74 @@ func (c *Client) closeIdle() {
 		c.h1.pool.closeIdle()
 	}
 	c.http.CloseIdleConnections()
+}
+
+// blindIdle makes the client's idle connections look alive to the look
+// before a request is written, as when the server's close is still in
+// flight at that moment: the request is then written to a connection the
+// server has already closed.
+func blindIdle(c *Client) {
+	c.h1.pool.mu.Lock()
+	defer c.h1.pool.mu.Unlock()
+	for _, cn := range c.h1.pool.idle {
+		cn.peek = nil
+	}
+}
+
+// TestH1ResendsWhenServerClosedFirst checks that a request written to a
+// kept-alive connection the server had already closed (it never read the
+// request) is sent again on a new connection instead of failing with EOF,
+// and that the client then stops reusing connections of a server that
+// closes them right after each response.
+func TestH1ResendsWhenServerClosedFirst(t *testing.T) {
+	body := evA + evDone
+	srv := newRawServer(t, true, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	c := paths(t, Config{URL: srv.url(), MaxConns: 1})["h1"]
+	const n = 6
+	for i := range n {
+		if i > 0 {
+			time.Sleep(20 * time.Millisecond) // the server's close has arrived
+			blindIdle(c)
+		}
+		if rec := sendOne(context.Background(), t, c, fmt.Sprint("r", i)); !rec.Success {
+			t.Fatalf("request %d: %s", i, rec.Error)
+		}
+	}
+	if got := len(srv.reqs()); got != n {
+		t.Errorf("the server answered %d requests, want %d", got, n)
+	}
+	if !c.h1.closesAfterResponse.Load() {
+		t.Error("the client did not notice that the server closes connections after each response")
+	}
+	// One request found its connection closed; after that none was reused.
+	if got := srv.conns.Load(); got != n {
+		t.Errorf("%d connections, want %d (one per request)", got, n)
+	}
+	if len(c.h1.pool.idle) != 0 {
+		t.Errorf("%d idle connections kept, want none", len(c.h1.pool.idle))
+	}
+}
+
+// TestH1KeepsReusingAfterIdleTimeout checks that a connection closed by
+// the server's idle timeout, long after its response, is not taken for a
+// server that closes every connection.
+func TestH1KeepsReusingAfterIdleTimeout(t *testing.T) {
+	body := evA + evDone
+	srv := newRawServer(t, true, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	c := paths(t, Config{URL: srv.url(), MaxConns: 1})["h1"]
+	var clock atomic.Int64
+	c.h1.pool.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(20 * time.Millisecond)
+			clock.Add(int64(5 * time.Second)) // idle for 5 s, as far as the pool knows
+			blindIdle(c)
+		}
+		if rec := sendOne(context.Background(), t, c, fmt.Sprint("r", i)); !rec.Success {
+			t.Fatalf("request %d: %s", i, rec.Error)
+		}
+	}
+	if c.h1.closesAfterResponse.Load() {
+		t.Error("connections closed 5 s after their response were taken for a server that closes after each response")
+	}
 }
