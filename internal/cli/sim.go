@@ -27,6 +27,7 @@ It runs until interrupted.`
 const simExamples = `  vbench sim
   vbench sim --addr 127.0.0.1:9000 --ttft 200ms --itl 20ms --jitter 2ms
   vbench sim --tokenizer cl100k_base --fail-every 10
+  vbench sim --close-after-stream --drop-every 50   # connection faults
   vbench sim --spec-decode-tokens 3 --spec-decode-acceptance 0.5
   vbench sim --addr 127.0.0.1:0 --url-file sim.url   # a free port, written to sim.url`
 
@@ -72,6 +73,9 @@ func newSimCmd(p Process) *cobra.Command {
 	f.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	f.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the jitter, natural EOS lengths and text")
 	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
+	f.BoolVar(&cfg.CloseAfterStream, "close-after-stream", cfg.CloseAfterStream, "close each connection after its streamed response while advertising keep-alive, as llama.cpp's server does")
+	f.DurationVar(&cfg.CloseAfterStreamDelay, "close-after-stream-delay", cfg.CloseAfterStreamDelay, "with --close-after-stream, how long after the response the connection is closed")
+	f.IntVar(&cfg.DropEvery, "drop-every", cfg.DropEvery, "read every Nth request and close its connection without answering (0 = never)")
 	f.IntVar(&cfg.SpecDecodeTokens, "spec-decode-tokens", cfg.SpecDecodeTokens, "expose vLLM's speculative-decoding counters (two engines) for this many draft tokens per step (0 = none)")
 	f.Float64Var(&cfg.SpecDecodeAcceptance, "spec-decode-acceptance", cfg.SpecDecodeAcceptance, "share of draft tokens accepted, 0 to 1, by a deterministic model")
 	f.IntVar(&cfg.PrefixCacheBlocks, "prefix-cache-blocks", cfg.PrefixCacheBlocks, "capacity of the simulated prefix cache in 16-token blocks (LRU), reported as vLLM's prefix-cache counters and KV-cache usage (0 = off)")

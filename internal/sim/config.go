@@ -43,6 +43,20 @@ type Config struct {
 	// (1-based arrival count over /v1/completions and /v1/chat/completions)
 	// is answered with HTTP 500. 0 never fails.
 	FailEvery int
+	// CloseAfterStream makes the server close a connection after each
+	// streamed response it ends normally, CloseAfterStreamDelay later,
+	// while advertising keep-alive (as llama.cpp's server does): a request
+	// the client writes to it meanwhile is never read. It counts how many
+	// times each X-Request-Id arrives (see Stats.RepeatedRequests).
+	CloseAfterStream bool
+	// CloseAfterStreamDelay is how long after the end of a streamed
+	// response CloseAfterStream closes its connection (0 = at once).
+	CloseAfterStreamDelay time.Duration
+	// DropEvery makes every DropEvery-th generation request (the arrival
+	// count of FailEvery) be read and then answered by closing its
+	// connection, as a crashing server does; 0 never drops. Like
+	// CloseAfterStream it counts repeated X-Request-Ids.
+	DropEvery int
 	// PlainTimers makes every stream sleep on its own Go timer in its
 	// handler instead of being written by the process-wide stream loops and
 	// waker. Set it when serving inside a testing/synctest bubble, whose fake
@@ -133,6 +147,10 @@ func (c Config) validate() error {
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))
 	}
+	if c.DropEvery < 0 {
+		errs = append(errs, fmt.Errorf("drop-every must not be negative, got %d", c.DropEvery))
+	}
+	nonNegative("close-after-stream delay", c.CloseAfterStreamDelay)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid simulator config: %w", err)
 	}

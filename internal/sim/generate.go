@@ -78,6 +78,9 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	if at, ok := arrival(r.Context(), time.Now()); ok {
 		t0 = at
 	}
+	if s.conns.arrived(s.cfg, reqID, seq) && s.conns.drop(w) {
+		return
+	}
 	if n := s.cfg.FailEvery; n > 0 && seq%uint64(n) == 0 {
 		m.injected.Add(1)
 		fail(&apiError{http.StatusInternalServerError, "InternalServerError",

@@ -203,6 +203,13 @@ type Stats struct {
 	Failed uint64
 	// InjectedFailures counts the HTTP 500s injected by Config.FailEvery.
 	InjectedFailures uint64
+	// DroppedRequests counts requests read and then answered by closing
+	// their connection (Config.DropEvery).
+	DroppedRequests uint64
+	// RepeatedRequests counts generation requests whose X-Request-Id had
+	// arrived before; counted only with Config.CloseAfterStream or
+	// DropEvery.
+	RepeatedRequests uint64
 	// Aborted counts requests whose client went away before the end.
 	Aborted uint64
 	// Completed counts requests (batched prompts count once each) that
@@ -239,6 +246,8 @@ func (s *Server) Stats() Stats {
 		Requests:         m.requests.Load(),
 		Failed:           m.failed.Load(),
 		InjectedFailures: m.injected.Load(),
+		DroppedRequests:  s.conns.dropped.Load(),
+		RepeatedRequests: s.conns.repeated.Load(),
 		Aborted:          m.finished[finishAbort].Load(),
 		Completed:        m.finished[finishStop].Load() + m.finished[finishLength].Load(),
 		Running:          m.running.Load(),
@@ -361,6 +370,12 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	m.spec.write(&b, s.cfg.Model)
 	header("vbench_sim_injected_failures_total", "counter", "Requests failed on purpose by fail-every.")
 	b.WriteString("vbench_sim_injected_failures_total " + u(m.injected.Load()) + "\n")
+	if s.cfg.CloseAfterStream || s.cfg.DropEvery > 0 {
+		header("vbench_sim_dropped_requests_total", "counter", "Requests read and then answered by closing the connection (drop-every).")
+		b.WriteString("vbench_sim_dropped_requests_total " + u(s.conns.dropped.Load()) + "\n")
+		header("vbench_sim_repeated_requests_total", "counter", "Generation requests whose X-Request-Id had arrived before.")
+		b.WriteString("vbench_sim_repeated_requests_total " + u(s.conns.repeated.Load()) + "\n")
+	}
 
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write(b.Bytes())

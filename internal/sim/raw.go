@@ -325,6 +325,10 @@ func (g *generation) finishRaw() {
 		_ = g.raw.Close()
 		return
 	}
+	if s.cfg.CloseAfterStream {
+		s.conns.closeLater(g.raw, s.cfg.CloseAfterStreamDelay)
+		return
+	}
 	_ = g.raw.SetReadDeadline(time.Time{})
 	_ = g.raw.SetWriteDeadline(time.Time{})
 	c := g.raw

@@ -34,6 +34,7 @@ type Server struct {
 	profile   profileCalls
 	lora      []atomic.Int64 // generation requests per Config.LoRAModules entry
 	loraJSON  [][]byte       // Config.LoRAModules as JSON strings
+	conns     connFaults     // Config.CloseAfterStream and DropEvery
 
 	// active counts running handlers so that Close can wait for them.
 	mu     sync.Mutex
