@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/hub"
 	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -27,15 +29,19 @@ lengths in tokens (min, mean, p50, p90, p99, max; numpy's linear
 percentiles), and, for kinds that filter (sharegpt), how many candidates
 the length filters dropped and how many requests oversampling added.
 
-It needs the client tokenizer (tokenizer.name, else the model): a built-in
-encoding, a local file or directory, or a Hub repository in the Hugging
-Face cache (downloaded if missing, unless HF_HUB_OFFLINE=1). It works
-offline and never contacts the target server: there is no fallback to the
-server's /tokenize, and random prompts are not re-aligned with the
-server's tokenizer as a run does when the server's /tokenize disagrees
-with the client tokenizer, so for random they are exactly what a run sends
-only when both tokenizers agree. A sweep's axes are not expanded: the
-scenario's own values are used.
+The requests are built from the same dataset environment a run uses (the
+seed, the backend, which decides whether sonnet prompts are
+chat-templated, and Python's global random state), so they are the
+prompts a run sends, request by request. It needs the client tokenizer
+(tokenizer.name, else the model): a built-in encoding, a local file or
+directory, or a Hub repository in the Hugging Face cache (downloaded if
+missing, unless HF_HUB_OFFLINE=1); there is no fallback to the server's
+/tokenize. By default it works offline and never contacts the target
+server, so random prompts are not re-aligned with the server's tokenizer
+as a run does when the server's /tokenize disagrees with the client
+tokenizer; --align asks the server (or starts the built-in simulator) as
+a run does, and then random prompts are what a run sends in that case
+too. A sweep's axes are not expanded: the scenario's own values are used.
 
 --export FILE writes the requests as custom-dataset JSONL, one
 {"prompt": ..., "output_tokens": ...} per line in send order, replaced
@@ -58,6 +64,7 @@ const datasetExamples = `  vbench dataset scenarios/quickstart.cue
 func newDatasetCmd(p Process) *cobra.Command {
 	var sf scenarioFlags
 	var export, plot string
+	var align bool
 	cmd := &cobra.Command{
 		Use:     "dataset FILE...",
 		Short:   "Prepare a scenario's requests without sending them: statistics, export, plot",
@@ -69,16 +76,17 @@ func newDatasetCmd(p Process) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runDataset(p, sc, export, plot)
+			return runDataset(p, sc, export, plot, align)
 		},
 	}
 	sf.register(cmd.Flags())
 	cmd.Flags().StringVar(&export, "export", "", "write the requests as custom-dataset JSONL to `FILE`")
+	cmd.Flags().BoolVar(&align, "align", false, "ask the target server's /tokenize, as a run does, and re-align random prompts with it when it disagrees with the client tokenizer")
 	cmd.Flags().StringVar(&plot, "plot", "", "write the length distributions to `FILE` (SVG, or PNG for *.png)")
 	return cmd
 }
 
-func runDataset(p Process, sc *scenario.Scenario, export, plot string) error {
+func runDataset(p Process, sc *scenario.Scenario, export, plot string, align bool) error {
 	ctx := p.Context
 	var tok tokenizer.Tokenizer
 	tokSource := "none (tokenizer.skip_init)"
@@ -97,15 +105,8 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string) error {
 		tok, tokSource = res.Tokenizer, res.Source
 	}
 	var counts dataset.Counts
-	reqs, err := dataset.Build(ctx, sc.Dataset, dataset.Env{
-		Tokenizer:  tok,
-		Seed:       sc.Seed,
-		NumPrompts: sc.Load.NumPrompts,
-		IDPrefix:   sc.Target.RequestIDPrefix,
-		Stdout:     p.Stderr,
-		Stderr:     p.Stderr,
-		Counts:     &counts,
-	})
+	reqs, err := pipeline.BuildDataset(ctx, sc, pipeline.Env{Stdout: p.Stderr, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now},
+		pipeline.DatasetOptions{Tokenizer: tok, Align: align, Counts: &counts})
 	if err != nil {
 		return failErr(err)
 	}

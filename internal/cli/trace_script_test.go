@@ -28,26 +28,36 @@ func traceproxy(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: traceproxy LOG")
 	}
-	target, err := url.Parse(ts.Getenv("SIM_URL"))
-	if err != nil || target.Host == "" {
-		ts.Fatalf("traceproxy needs $SIM_URL (simserve first): %v", err)
-	}
 	log, err := os.OpenFile(ts.MkAbs(args[0]), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	ts.Check(err)
-	// Each request is forwarded on a fresh connection and its response
-	// relayed whole once it has arrived: the test is about headers, not
-	// streaming.
-	upstream := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	ts.Defer(func() { _ = log.Close() })
 	var mu sync.Mutex
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	startProxy(ts, "TRACE_URL", func(r *http.Request, _ []byte) {
 		mu.Lock()
 		fmt.Fprintf(log, "%s\t%s\t%s\n", r.URL.Path, r.Header.Get("X-Request-Id"), strings.Join(r.Header.Values("Traceparent"), ","))
 		mu.Unlock()
+	})
+}
+
+// startProxy starts a loopback forwarding proxy in front of $SIM_URL and
+// sets the variable name to its URL. It calls seen with each request and
+// its body before forwarding it (so a request's call has returned once the
+// client has its response), on a fresh connection, and relays the
+// response whole once it has arrived: the tests are about requests, not
+// streaming.
+func startProxy(ts *testscript.TestScript, name string, seen func(r *http.Request, body []byte)) {
+	target, err := url.Parse(ts.Getenv("SIM_URL"))
+	if err != nil || target.Host == "" {
+		ts.Fatalf("the proxy needs $SIM_URL (simserve first): %v", err)
+	}
+	upstream := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
+		seen(r, body)
 		u := *target
 		u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
 		req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, u.String(), bytes.NewReader(body))
@@ -77,8 +87,8 @@ func traceproxy(ts *testscript.TestScript, neg bool, args []string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	ts.Check(err)
 	go func() { _ = srv.Serve(ln) }()
-	ts.Setenv("TRACE_URL", "http://"+ln.Addr().String())
-	ts.Defer(func() { _ = srv.Close(); _ = log.Close() })
+	ts.Setenv(name, "http://"+ln.Addr().String())
+	ts.Defer(func() { _ = srv.Close() })
 }
 
 // w3cTraceparent is the traceparent vbench sends (W3C version 00, sampled).

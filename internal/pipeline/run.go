@@ -168,7 +168,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		return nil, fmt.Errorf("the server's tokenizer failed while building the dataset: %w", srv.Err())
 	}
 	if len(reqs) == 0 {
-		return nil, fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", dsKind, sc.Load.NumPrompts)
+		return nil, noRequests(sc)
 	}
 
 	extra := samplingBody(sc)
@@ -369,24 +369,7 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // entry, which may align the prompts with the server's tokenizer as vLLM
 // does.
 func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom) ([]dataset.Request, error) {
-	obs := env.observer()
-	return dataset.Build(ctx, sc.Dataset, dataset.Env{
-		Tokenizer:  tok,
-		Seed:       sc.Seed,
-		Backend:    sc.Target.Backend,
-		NumPrompts: sc.Load.NumPrompts,
-		IDPrefix:   requestIDPrefix(sc),
-		PyGlobal:   pyGlobal,
-		Server: func() (dataset.ServerTokenizer, error) {
-			api, err := tgt.ep.serverAPI(tgt.modelID, env)
-			if err != nil {
-				return nil, err
-			}
-			return newAlignTokenizer(api, lineWriter(obs.Diagnostic)), nil
-		},
-		Stdout: lineWriter(obs.Message),
-		Stderr: lineWriter(obs.Diagnostic),
-	})
+	return dataset.Build(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), alignServer(tgt, env), env.observer()))
 }
 
 // readyCheck sends request 0 until it succeeds, retrying every 5 s for up
