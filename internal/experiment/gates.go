@@ -8,6 +8,7 @@ import (
 
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/typo"
 )
 
 // MetricSetup is what a run of sc is set to produce, for the metric table
@@ -131,7 +132,7 @@ func gateProblems(gates []scenario.Gate, variants []string, points []Point, scen
 		}
 		problems = append(problems, scenario.Problem{
 			Path: fmt.Sprintf("compare.gates[%d].metric", i),
-			Msg:  msg + "; metrics it can gate on: " + strings.Join(common, ", "),
+			Msg:  msg + gateChoices(g.Metric, common),
 		})
 	}
 	return problems
@@ -259,7 +260,7 @@ func checkGateMetrics(gates []scenario.Gate, results []*Result) error {
 				msg = fmt.Sprintf("%s is not in the results", g.Metric)
 			}
 		}
-		return &GateMetricError{Gate: i, Msg: msg + "; metrics it can gate on: " + strings.Join(keys, ", ")}
+		return &GateMetricError{Gate: i, Msg: msg + gateChoices(g.Metric, keys)}
 	}
 	return nil
 }
@@ -273,4 +274,17 @@ func knownLatency(key string) bool {
 	}
 	_, ok := metrics.LatencyByName(metric)
 	return ok
+}
+
+// gateChoicesShown is how many of the metrics a gate can use its error
+// lists.
+const gateChoicesShown = 5
+
+// gateChoices ends a gate metric's error with the metrics it can gate on
+// nearest to the one it names (all of them when there are few).
+func gateChoices(metric string, keys []string) string {
+	if len(keys) <= gateChoicesShown {
+		return "; metrics it can gate on: " + strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("; the nearest of the %d metrics it can gate on: %s", len(keys), strings.Join(typo.Nearest(metric, keys, gateChoicesShown), ", "))
 }

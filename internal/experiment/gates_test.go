@@ -38,7 +38,7 @@ compare:
   gates:
     - metric: p99_ttfx_ms
       max_increase: 5%
-`, want: `test.yaml:6:15: compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); metrics it can gate on: `},
+`, want: `test.yaml:6:15: compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); the nearest of the `},
 		{name: "produced metrics", src: planBase + `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttft_ms", max_increase: "5%"}, {metric: "client_cpu_fraction", max_increase: "50%"}, {metric: "spec_decode_acceptance_rate", max_decrease: "5%"}]}`},
 		{name: "no gates", src: planBase + `sweep: axes: "load.max_concurrency": [1, 2]`},
 	}

@@ -244,37 +244,27 @@ func TestExpandErrors(t *testing.T) {
 	}{
 		{"colliding file names", `sweep: axes: "output.label": ["a b", "a_b"]`, "would both write label=a_b.json"},
 		{"gate on an unreported percentile", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p95_ttft_ms", max_increase: "5%"}]}`,
-			`compare.gates[0].metric: p95_ttft_ms needs 95 in metrics.metric_percentiles; metrics it can gate on: duration, completed, failed, ` +
-				`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
-				`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
-				`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
-				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
-				`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
+			`compare.gates[0].metric: p95_ttft_ms needs 95 in metrics.metric_percentiles; the nearest of the `},
+		{"the nearest metrics", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p95_ttft_ms", max_increase: "5%"}]}`,
+			` metrics it can gate on: p99_ttft_ms, std_ttft_ms, mean_ttft_ms, median_ttft_ms, steady_state_mean_ttft_ms`},
 		{"gate on an unselected metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_ms", max_increase: "5%"}]}`,
-			`compare.gates[0].metric: mean_e2el_ms needs e2el in metrics.percentile_metrics; metrics it can gate on: duration,`},
+			`compare.gates[0].metric: mean_e2el_ms needs e2el in metrics.percentile_metrics; the nearest of the `},
 		{"gate on a misspelt key", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "output_throughput_tok", max_decrease: "5%"}]}`,
-			`compare.gates[0].metric: "output_throughput_tok" is not a metric; metrics it can gate on:`},
+			`compare.gates[0].metric: "output_throughput_tok" is not a metric (did you mean output_throughput?); the nearest of the `},
 		{"gate on a typo", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "p99_ttfx_ms", max_increase: "5%"}]}`,
-			`compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); metrics it can gate on:`},
+			`compare.gates[0].metric: "p99_ttfx_ms" is not a metric (did you mean p99_ttft_ms?); the nearest of the `},
 		{"gate on a probe metric", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "probe_median_e2el_ms", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: probe_median_e2el_ms needs `},
 		{"gate on a list", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "spec_decode_per_position_acceptance_rates", max_decrease: "5%"}]}`,
 			`spec_decode_per_position_acceptance_rates is a list, not a number a gate can compare`},
 		{"gate on goodput without SLOs", `compare: {variants: {a: {}, b: {}}, gates: [{metric: "output_throughput", max_decrease: "5%"}, {metric: "request_goodput", max_decrease: "5%"}]}`,
-			`compare.gates[1].metric: request_goodput needs metrics.goodput; metrics it can gate on:`},
+			`compare.gates[1].metric: request_goodput needs metrics.goodput; the nearest of the `},
 		{"gate on the queue-inclusive latency at an infinite rate", `metrics: percentile_metrics: ["e2el", "e2el_including_client_queue"]
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "mean_e2el_including_client_queue_ms", max_increase: "5%"}]}`,
-			`mean_e2el_including_client_queue_ms needs a finite load.request_rate; metrics it can gate on: duration, completed, failed, total_input_tokens, ` +
-				`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
-				`max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
-				`client_cpu_fraction, client_gc_pause_ms, ` + steadyKeys + `mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
+			`mean_e2el_including_client_queue_ms needs a finite load.request_rate; the nearest of the `},
 		{"gate on a metric a variant drops", `metrics: percentile_metrics: ["ttft", "e2el"]
 compare: {variants: {a: {}, b: {metrics: percentile_metrics: ["ttft"]}}, gates: [{metric: "p99_e2el_ms", max_increase: "5%"}]}`,
-			`compare.gates[0].metric: p99_e2el_ms needs e2el in metrics.percentile_metrics (at variant b); metrics it can gate on: ` +
-				`duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput, output_throughput, ` +
-				`total_token_throughput, max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, ` +
-				`client_send_lag_p99_ms, client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
-				steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms`},
+			`compare.gates[0].metric: p99_e2el_ms needs e2el in metrics.percentile_metrics (at variant b); the nearest of the `},
 		{"gate on a server gauge without sampling", `metrics: scrape_interval: 0
 compare: {variants: {a: {}, b: {}}, gates: [{metric: "server_waiting_max", max_increase: "5%"}]}`,
 			`compare.gates[0].metric: server_waiting_max comes from the server /metrics samples (metrics.scrape_interval), which this scenario does not read`},
@@ -327,5 +317,33 @@ func TestValueText(t *testing.T) {
 		if got := ValueText(json.RawMessage(raw)); got != want {
 			t.Errorf("ValueText(%s) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestMetricSetupKeys checks the metrics a run of a scenario can gate on,
+// in table order: those a gate's error picks its nearest names from.
+func TestMetricSetupKeys(t *testing.T) {
+	tests := []struct {
+		name, extra, want string
+	}{
+		{"closed loop", ``, `duration, completed, failed, ` +
+			`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
+			`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
+			`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
+			steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
+			`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
+		{"queue-inclusive latency at an infinite rate", `metrics: percentile_metrics: ["e2el", "e2el_including_client_queue"]
+`, `duration, completed, failed, total_input_tokens, ` +
+			`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
+			`max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
+			`client_cpu_fraction, client_gc_pause_ms, ` + steadyKeys + `mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := loadScenario(t, planBase+tt.extra)
+			if got := strings.Join(MetricSetup(sc).Keys(), ", "); got != tt.want {
+				t.Errorf("keys\n%s\nwant\n%s", got, tt.want)
+			}
+		})
 	}
 }

@@ -573,9 +573,9 @@ func (s Setup) Keys() []string {
 	return out
 }
 
-// Suggest returns the candidate closest to key by edit distance when it is
-// close enough to be a typo (at most a third of key's length, and at most
-// 3 edits), else "".
+// Suggest returns the candidate key most likely meant (see typo.Suggest:
+// p99_ttft_ms for p99_ttft, or the nearest within a third of key's length
+// and at most 3 edits), else "".
 func Suggest(key string, candidates []string) string {
-	return typo.Closest(key, candidates, min(3, len(key)/3))
+	return typo.Suggest(key, candidates, min(3, len(key)/3))
 }

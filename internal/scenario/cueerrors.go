@@ -11,6 +11,8 @@ import (
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
+
+	"github.com/vbench/vbench/internal/typo"
 )
 
 // locator turns CUE positions into user-facing ones.
@@ -220,6 +222,15 @@ func (l *locator) problems(err error, cs *compiledSchema) []Problem {
 		if ce.header {
 			msg = "no allowed value matches"
 		}
+		if ce.format == "field not allowed" && len(ce.sels) > 0 {
+			last := ce.sels[len(ce.sels)-1]
+			if last.Type() == cue.StringLabel {
+				name := last.Unquoted()
+				if s := typo.Suggest(name, cs.fieldNames(ce.sels[:len(ce.sels)-1]), min(2, max(1, len(name)/4))); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				}
+			}
+		}
 		emit(ce, msg)
 	}
 	return out
@@ -355,4 +366,52 @@ func pathSelectors(elems []string) []cue.Selector {
 		}
 	}
 	return sels
+}
+
+// fieldNames returns the names of the fields the schema allows at the
+// path sels of #Scenario (regular and optional ones), or nil when the
+// path leads nowhere in the schema.
+func (cs *compiledSchema) fieldNames(sels []cue.Selector) []string {
+	v := cs.def
+	for _, sel := range sels {
+		switch sel.Type() {
+		case cue.IndexLabel:
+			v = v.LookupPath(cue.MakePath(cue.AnyIndex))
+		case cue.StringLabel:
+			w := v.LookupPath(cue.MakePath(sel))
+			if !w.Exists() {
+				w = v.LookupPath(cue.MakePath(sel.Optional()))
+			}
+			v = w
+		default:
+			return nil
+		}
+		if !v.Exists() {
+			return nil
+		}
+	}
+	return structFieldNames(v)
+}
+
+// structFieldNames returns the field names of a struct value, or of the
+// struct branches of a disjunction (such as number | {input, output}).
+func structFieldNames(v cue.Value) []string {
+	if op, args := v.Expr(); op == cue.OrOp {
+		var names []string
+		for _, a := range args {
+			names = append(names, structFieldNames(a)...)
+		}
+		return names
+	}
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		if sel := it.Selector(); sel.Type()&cue.StringLabel != 0 {
+			names = append(names, sel.Unquoted())
+		}
+	}
+	return names
 }

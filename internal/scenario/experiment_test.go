@@ -33,7 +33,7 @@ func TestWith(t *testing.T) {
 		{"wrong type", []Override{{"load.max_concurrency", json.RawMessage(`"many"`)}}, nil,
 			`load.max_concurrency="many": load.max_concurrency: conflicting values "many" and int (mismatched types string and int)`},
 		{"misspelt path", []Override{{"load.max_concurency", json.RawMessage("1")}}, nil,
-			"load.max_concurency=1: load.max_concurency: field not allowed"},
+			"load.max_concurency=1: load.max_concurency: field not allowed (did you mean max_concurrency?)"},
 		{"invalid json", []Override{{"load.max_concurrency", json.RawMessage("{")}}, nil,
 			"load.max_concurrency={: invalid JSON value: {"},
 		{"breaks a cross-field rule", []Override{{"sampling.temperature", json.RawMessage("0")}, {"target.backend", json.RawMessage(`"vllm-pooling"`)}}, nil,
@@ -88,7 +88,7 @@ func TestMerge(t *testing.T) {
 			func(r *Scenario) bool { return len(r.Metrics.PercentileMetrics) == 1 }, ""},
 		{"empty object adds a struct", `{"target": {"simulator": {}}}`,
 			func(r *Scenario) bool { return r.Target.Simulator != nil && r.Target.Simulator.TTFTMs == 50 }, ""},
-		{"misspelt field", `{"load": {"num_promts": 1}}`, nil, "variant load.num_promts: load.num_promts: field not allowed"},
+		{"misspelt field", `{"load": {"num_promts": 1}}`, nil, "variant load.num_promts: load.num_promts: field not allowed (did you mean num_prompts?)"},
 		{"not an object", `[1]`, nil, "variant: invalid partial scenario at \"\": json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},
 	}
 	for _, tt := range tests {
@@ -126,7 +126,7 @@ compare: variants: {
 	want := "x.cue:2:30: sweep.axes.\"load.max_concurrency\"[1]: load.max_concurrency: invalid value 0 (out of bound >0)\n" +
 		"x.cue:3:36: sweep.axes.\"dataset.random.input_len\"[1]: dataset.random.input_len: conflicting values \"x\" and int (mismatched types string and int)\n" +
 		"x.cue:7:2: compare.variants.new: dataset.sharegpt.path: field is required but not present\n" +
-		"x.cue:8:2: compare.variants.typo: load.num_promts: field not allowed"
+		"x.cue:8:2: compare.variants.typo: load.num_promts: field not allowed (did you mean num_prompts?)"
 	_, err := LoadBytes("x.cue", []byte(file), Options{})
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)

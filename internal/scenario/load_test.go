@@ -234,17 +234,17 @@ func TestErrors(t *testing.T) {
 		{
 			name: "misspelt field in cue",
 			srcs: []Source{src("scenarios/x.cue", "target: backend: \"vllm\"\nload: {\n\tnum_promts: 10\n}\n")},
-			want: "scenarios/x.cue:3:2: load.num_promts: field not allowed",
+			want: "scenarios/x.cue:3:2: load.num_promts: field not allowed (did you mean num_prompts?)",
 		},
 		{
 			name: "misspelt field in yaml",
 			srcs: []Source{src("x.yaml", "load:\n  num_promts: 10\n")},
-			want: "x.yaml:2:3: load.num_promts: field not allowed",
+			want: "x.yaml:2:3: load.num_promts: field not allowed (did you mean num_prompts?)",
 		},
 		{
 			name: "misspelt top-level field",
 			srcs: []Source{src("x.cue", "laod: num_prompts: 10\n")},
-			want: "x.cue:1:1: laod: field not allowed",
+			want: "x.cue:1:1: laod: field not allowed (did you mean load?)",
 		},
 		{
 			name: "wrong type in yaml",
@@ -299,7 +299,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "misspelt field inside a disjunction",
 			srcs: []Source{src("x.cue", "dataset: random: range_ratio: {input: 0.1, outptu: 0.2}\n")},
-			want: "x.cue:1:44: dataset.random.range_ratio.outptu: field not allowed",
+			want: "x.cue:1:44: dataset.random.range_ratio.outptu: field not allowed (did you mean output?)",
 		},
 		{
 			name: "not a struct",
@@ -314,7 +314,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "misspelt dataset kind",
 			srcs: []Source{src("x.cue", "dataset: randm: {}\n")},
-			want: "x.cue:1:10: dataset.randm: field not allowed",
+			want: "x.cue:1:10: dataset.randm: field not allowed (did you mean random?)",
 		},
 		{
 			name: "two dataset kinds",
@@ -364,7 +364,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "set: unknown path",
 			opts: Options{Sets: []string{"load.num_promts=10"}},
-			want: "--set load.num_promts=10: load.num_promts: field not allowed",
+			want: "--set load.num_promts=10: load.num_promts: field not allowed (did you mean num_prompts?)",
 		},
 		{
 			name: "set: bad type",
@@ -446,8 +446,8 @@ func TestErrorRelativePath(t *testing.T) {
 		dir  string
 		want string
 	}{
-		{"under the working directory", dir, "scenarios/x.cue:1:7: load.num_promts: field not allowed"},
-		{"outside the working directory", filepath.Join(dir, "elsewhere"), filepath.ToSlash(file) + ":1:7: load.num_promts: field not allowed"},
+		{"under the working directory", dir, "scenarios/x.cue:1:7: load.num_promts: field not allowed (did you mean num_prompts?)"},
+		{"outside the working directory", filepath.Join(dir, "elsewhere"), filepath.ToSlash(file) + ":1:7: load.num_promts: field not allowed (did you mean num_prompts?)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,12 @@
 // names). It imports nothing from vbench.
 package typo
 
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
 // Distance is the optimal string alignment distance between a and b, by
 // bytes: the fewest insertions, deletions, substitutions and transpositions
 // of adjacent bytes that turn a into b (no substring edited twice).
@@ -40,4 +46,67 @@ func Closest(word string, candidates []string, maxDist int) string {
 		}
 	}
 	return best
+}
+
+// Suggest returns the candidate a mistyped name most likely meant, or "":
+// the one candidate that is word with a part added or left off after "_"
+// or "-" (p99_ttft_ms for p99_ttft, output_throughput for
+// output_throughput_tok), else the nearest at most maxDist edits away.
+func Suggest(word string, candidates []string, maxDist int) string {
+	extends := func(long, short string) bool {
+		return len(long) > len(short) && long[:len(short)] == short && (long[len(short)] == '_' || long[len(short)] == '-')
+	}
+	if len(word) >= 3 {
+		found := ""
+		for _, c := range candidates {
+			if len(c) >= 3 && (extends(c, word) || extends(word, c)) {
+				if found != "" {
+					found = ""
+					break
+				}
+				found = c
+			}
+		}
+		if found != "" {
+			return found
+		}
+	}
+	return Closest(word, candidates, maxDist)
+}
+
+// Nearest returns up to n candidates, the most alike first: those sharing
+// more of word's parts (split at "_", "-" and ".") first, then by Distance,
+// equally alike ones in candidate order.
+func Nearest(word string, candidates []string, n int) []string {
+	type scored struct {
+		c            string
+		shared, dist int
+	}
+	parts := splitParts(word)
+	all := make([]scored, len(candidates))
+	for i, c := range candidates {
+		shared := 0
+		for _, p := range splitParts(c) {
+			if slices.Contains(parts, p) {
+				shared++
+			}
+		}
+		all[i] = scored{c, shared, Distance(word, c)}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].shared != all[j].shared {
+			return all[i].shared > all[j].shared
+		}
+		return all[i].dist < all[j].dist
+	})
+	out := make([]string, 0, min(n, len(all)))
+	for _, s := range all[:min(n, len(all))] {
+		out = append(out, s.c)
+	}
+	return out
+}
+
+// splitParts splits a name at "_", "-" and ".".
+func splitParts(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 }
