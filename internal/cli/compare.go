@@ -143,7 +143,7 @@ func experimentErr(err error) error {
 		return nil
 	case errors.Is(err, experiment.ErrGateFailed):
 		return &exitError{code: ExitGate, err: err}
-	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput):
+	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput), errors.Is(err, experiment.ErrInput):
 		return usageErr(err)
 	}
 	return failErr(err)

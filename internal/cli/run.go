@@ -105,13 +105,15 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 }
 
 // runErr maps a run's error to its exit code: 2 when the scenario asks for
-// something vbench cannot run (experiment.ErrUnsupported) or its result
-// cannot be written (experiment.ErrOutput), else 1.
+// something vbench cannot run (experiment.ErrUnsupported), its result
+// cannot be written (experiment.ErrOutput) or its input is bad (no server
+// at the base URL, a missing or malformed dataset file:
+// experiment.ErrInput), else 1.
 func runErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput):
+	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput), errors.Is(err, experiment.ErrInput):
 		return usageErr(err)
 	}
 	return failErr(err)

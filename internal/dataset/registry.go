@@ -2,9 +2,12 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -251,12 +254,12 @@ func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, erro
 	}
 	src, err := k.New(spec)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", k.Name, err)
+		return nil, inputError(k.Name, err)
 	}
 	reqs := make([]Request, 0, min(max(env.NumPrompts, 0), 1<<16))
 	for r, err := range src.Requests(ctx, env) {
 		if err != nil {
-			return nil, fmt.Errorf("dataset %s: %w", k.Name, err)
+			return nil, inputError(k.Name, err)
 		}
 		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("internal error: dataset %s: request %d: %w", k.Name, len(reqs), err)
@@ -278,4 +281,36 @@ func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, erro
 		fmt.Fprintln(env.Stdout, msg)
 	}
 	return reqs, nil
+}
+
+// ErrInput is wrapped by Build's errors that come from the dataset's
+// input (a file that is missing, empty or malformed, a CSV with the wrong
+// header, a setting the data cannot satisfy), rather than from the network
+// or a cancelled context.
+var ErrInput = errors.New("bad dataset input")
+
+// datasetError is one of Build's errors: "dataset KIND: reason", matching
+// ErrInput when input is set.
+type datasetError struct {
+	kind  string
+	err   error
+	input bool
+}
+
+func (e *datasetError) Error() string { return "dataset " + e.kind + ": " + e.err.Error() }
+func (e *datasetError) Unwrap() error { return e.err }
+func (e *datasetError) Is(target error) bool {
+	return e.input && target == ErrInput
+}
+
+// inputError wraps a dataset's error: it matches ErrInput unless it comes
+// from the network (a Hub download, the server's tokenizer) or a
+// cancelled context.
+func inputError(kind string, err error) error {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	var urlErr *url.Error
+	transient := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &opErr) || errors.As(err, &dnsErr) || errors.As(err, &urlErr)
+	return &datasetError{kind: kind, err: err, input: !transient}
 }

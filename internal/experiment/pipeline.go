@@ -53,3 +53,8 @@ func ServerSamplesLine(samples []promscrape.ServerSample) string {
 // run or an experiment: the results cannot be written where the scenario
 // says, or would replace earlier ones (pipeline.ErrOutput).
 var ErrOutput = pipeline.ErrOutput
+
+// ErrInput is wrapped by the errors of bad input found before or while
+// preparing a run: a server that is not there, a dataset file that is
+// missing or malformed (pipeline.ErrInput).
+var ErrInput = pipeline.ErrInput

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/numpy"
@@ -87,4 +88,49 @@ func BuildDataset(ctx context.Context, sc *scenario.Scenario, env Env, opts Data
 // noRequests is the error of a dataset that produced no requests.
 func noRequests(sc *scenario.Scenario) error {
 	return fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", sc.Dataset.Kind(), sc.Load.NumPrompts)
+}
+
+// heldObserver holds vbench's own lines (Diagnostic) while holding is set,
+// until flush passes them on or drop forgets them; vLLM's lines pass.
+type heldObserver struct {
+	report.RunObserver
+	holding bool
+	lines   []string
+}
+
+// Diagnostic holds the line, or passes it on.
+func (h *heldObserver) Diagnostic(text string) {
+	if h.holding {
+		h.lines = append(h.lines, text)
+		return
+	}
+	h.RunObserver.Diagnostic(text)
+}
+
+// flush passes the held lines on and stops holding.
+func (h *heldObserver) flush() {
+	h.holding = false
+	for _, l := range h.lines {
+		h.RunObserver.Diagnostic(l)
+	}
+	h.lines = nil
+}
+
+// drop forgets the held lines and stops holding.
+func (h *heldObserver) drop() {
+	h.holding, h.lines = false, nil
+}
+
+// localTokenizer reports whether the scenario's tokenizer loads without
+// the network: none, a built-in encoding or an existing path.
+func localTokenizer(sc *scenario.Scenario) bool {
+	name := sc.Tokenizer.Name
+	if name == "" {
+		name = sc.Target.Model
+	}
+	if sc.Tokenizer.SkipInit || tokenizer.IsBuiltin(name) {
+		return true
+	}
+	_, err := os.Stat(name)
+	return name != "" && err == nil
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -93,6 +94,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 	if err := checkOutput(sc, exp != nil); err != nil {
 		return nil, err
 	}
+	if err := preflight(ctx, sc, env); err != nil {
+		return nil, err
+	}
 	pr, err := prepare(ctx, sc, env)
 	if err != nil {
 		return nil, err
@@ -142,6 +146,13 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		}
 	}()
 	ep := newEndpoint(sc)
+	// Until the dataset is built, vbench's lines wait, so that a bad
+	// dataset file is one line: unless they may announce a wait (a Hub
+	// download, the server's /tokenize), which is shown as it starts.
+	held := &heldObserver{RunObserver: env.observer(), holding: localTokenizer(sc)}
+	outer := env
+	env.Observer = held
+	defer held.flush()
 	tok, tokName, err := loadTokenizerEnv(ctx, sc, env, ep)
 	if err != nil {
 		return nil, err
@@ -160,7 +171,13 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	}
 
 	pyGlobal := pyGlobalRandom(sc.Seed)
-	reqs, err := buildDataset(ctx, sc, tok, tgt, env, pyGlobal)
+	reqs, err := buildDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush)
+	if errors.Is(err, dataset.ErrInput) {
+		held.drop()
+		return nil, InputError(err)
+	}
+	held.flush()
+	env = outer
 	if err != nil {
 		return nil, err
 	}
@@ -367,9 +384,13 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 
 // buildDataset generates the scenario's dataset through its registry
 // entry, which may align the prompts with the server's tokenizer as vLLM
-// does.
-func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom) ([]dataset.Request, error) {
-	return dataset.Build(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), alignServer(tgt, env), env.observer()))
+// does; beforeServer is called before the server's tokenizer is first asked for.
+func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func()) ([]dataset.Request, error) {
+	server := alignServer(tgt, env)
+	return dataset.Build(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
+		beforeServer()
+		return server()
+	}, env.observer()))
 }
 
 // readyCheck sends request 0 until it succeeds, retrying every 5 s for up

@@ -202,15 +202,20 @@ func TestRunRecordsAndTrace(t *testing.T) {
 }
 
 func TestRunFailuresAreCounted(t *testing.T) {
-	// Against a port nobody listens on every request fails: the failures are
-	// counted and printed, the result is still written, and Run says so.
-	out, stdout, err := runScenario(t, `
-target: {base_url: "http://127.0.0.1:1", model: "m"}
+	// Against a server that fails everything every request fails: the
+	// failures are counted and printed, the result is still written, and
+	// Run says so.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "out of order", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	out, stdout, err := runScenario(t, fmt.Sprintf(`
+target: {base_url: %q, model: "m"}
 tokenizer: name: "o200k_base"
 dataset: random: {input_len: 8, output_len: 2}
 load: num_prompts: 3
 output: {save_result: true, result_filename: "r.json"}
-`)
+`, srv.URL))
 	if err == nil || !strings.Contains(err.Error(), "all requests failed") {
 		t.Fatalf("err = %v, want all requests failed", err)
 	}
@@ -542,5 +547,27 @@ func TestRunConsoleErrorKeepsResult(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.json")); err != nil {
 		t.Errorf("result file: %v", err)
+	}
+}
+
+func TestRunRefusesWithoutServer(t *testing.T) {
+	// Against a port nobody listens on the pre-flight refuses before any
+	// work: bad input (exit 2), one line and a hint, nothing written.
+	out, stdout, err := runScenario(t, `
+target: {base_url: "http://127.0.0.1:1", model: "m"}
+tokenizer: name: "o200k_base"
+dataset: random: {input_len: 8, output_len: 2}
+load: num_prompts: 3
+output: {save_result: true, result_filename: "r.json"}
+`)
+	if !errors.Is(err, ErrInput) {
+		t.Fatalf("err = %v, want one matching ErrInput", err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 2 || lines[0] != "no server is listening at http://127.0.0.1:1 (connect: connection refused)" || !strings.HasPrefix(lines[1], "hint: ") {
+		t.Errorf("error %q, want the refused connection and a hint", err)
+	}
+	if out != nil || stdout != "" {
+		t.Errorf("outcome %+v, stdout %q: want nothing", out, stdout)
 	}
 }

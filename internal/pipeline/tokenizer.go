@@ -186,9 +186,9 @@ func checkTokenizerName(sc *scenario.Scenario) error {
 	if sc.Tokenizer.SkipInit {
 		return nil
 	}
-	name, field := sc.Tokenizer.Name, "tokenizer.name"
+	name, field := sc.Tokenizer.Name, "tokenizer.name (--tokenizer)"
 	if name == "" {
-		name, field = sc.Target.Model, "target.model (the default tokenizer.name)"
+		name, field = sc.Target.Model, "target.model (--model, the default tokenizer)"
 	}
 	if name == "" && sc.Target.Simulator != nil {
 		name, field = sc.Target.Simulator.Model, "target.simulator.model (the default tokenizer.name)"

@@ -191,11 +191,18 @@ func TestCheckTokenizerName(t *testing.T) {
 		name, tokenizer, model, want string
 		skip                         bool
 	}{
-		{"typo", "o300k_base", "org/m", `tokenizer.name: unknown tokenizer "o300k_base"; did you mean o200k_base?`, false},
-		{"model as tokenizer", "", "cl100k-base", `target.model (the default tokenizer.name): unknown tokenizer "cl100k-base"; did you mean cl100k_base?`, false},
+		{"typo", "o300k_base", "org/m", `tokenizer.name (--tokenizer): unknown tokenizer "o300k_base"; did you mean o200k_base?`, false},
+		{"model as tokenizer", "", "cl100k-base", `target.model (--model, the default tokenizer): unknown tokenizer "cl100k-base"; did you mean cl100k_base?`, false},
 		{"built-in", "o200k_base", "org/m", "", false},
 		{"hub id", "gpt2", "org/m", "", false},
 		{"skip init", "o300k_base", "org/m", "", true},
+		{"missing relative path", "./no-such-tokenizer", "org/m", `tokenizer.name (--tokenizer): ./no-such-tokenizer: no such tokenizer path (no such file or directory)`, false},
+		{"missing absolute path", "/no/such/tokenizer.json", "org/m", `tokenizer.name (--tokenizer): /no/such/tokenizer.json: no such tokenizer path`, false},
+		{"missing parent path", "../no-such-dir/tok", "org/m", `tokenizer.name (--tokenizer): ../no-such-dir/tok: no such tokenizer path`, false},
+		{"home path", "~/no-such-tokenizer", "org/m", `tokenizer.name (--tokenizer): ~/no-such-tokenizer: no such tokenizer path (no such file or directory) (vbench does not expand ~`, false},
+		{"windows path", `C:\models\tok`, "org/m", `tokenizer.name (--tokenizer): C:\models\tok: no such tokenizer path`, false},
+		{"existing path", "../pipeline", "org/m", "", false},
+		{"hub id with slash", "org/tok", "org/m", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

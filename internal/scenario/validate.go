@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,6 +43,12 @@ func (s *Scenario) Validate() error {
 			if strings.EqualFold(k, "traceparent") {
 				add("metrics.trace_context sends a traceparent of its own with every request: remove this header or set metrics.trace_context: false", "target", "headers", k)
 			}
+		}
+	}
+
+	if u := s.Target.BaseURL; u != "" && s.Target.Simulator == nil {
+		if msg := baseURLProblem(u); msg != "" {
+			add(msg, "target", "base_url")
 		}
 	}
 
@@ -191,4 +199,23 @@ func (s Sampling) parameters() []string {
 		}
 	}
 	return set
+}
+
+// baseURLProblem says what is wrong with a server's base URL, or "": it
+// needs the http:// or https:// scheme and a host (vLLM's client would
+// fail every request with an unsupported or missing scheme).
+func baseURLProblem(raw string) string {
+	if !strings.Contains(raw, "://") {
+		return fmt.Sprintf("base URL %q has no http:// or https:// scheme (want e.g. http://%s)", raw, strings.TrimPrefix(raw, "//"))
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("invalid base URL %q: %v", raw, errors.Unwrap(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("base URL %q has scheme %q (want http:// or https://)", raw, u.Scheme)
+	case u.Host == "":
+		return fmt.Sprintf("base URL %q has no host (want e.g. http://localhost:8000)", raw)
+	}
+	return ""
 }

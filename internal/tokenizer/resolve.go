@@ -128,12 +128,25 @@ var ErrUnknownName = errors.New("unknown tokenizer")
 // is one without its "_base". The error wraps ErrUnknownName and reads
 // `unknown tokenizer "o300k_base"; did you mean o200k_base?`. Any other
 // name gives nil.
+//
+// A name written as a local path (see IsPathName) that does not exist
+// gives an error wrapping ErrNoSuchPath instead: it is not looked up on
+// the Hub nor asked of the server, as vLLM (transformers) refuses it too.
 func CheckName(name string) error {
-	if name == "" || strings.ContainsAny(name, `/\`) || IsBuiltin(name) {
+	if name == "" || IsBuiltin(name) {
 		return nil
 	}
 	if _, err := os.Stat(name); err == nil {
 		return nil
+	} else if IsPathName(name) {
+		hint := ""
+		if strings.HasPrefix(name, "~") {
+			hint = " (vbench does not expand ~: write the path out, or leave it unquoted for the shell)"
+		}
+		return fmt.Errorf("%s: %w (%v)%s", name, ErrNoSuchPath, errors.Unwrap(err), hint)
+	}
+	if strings.ContainsAny(name, `/\`) {
+		return nil // a Hugging Face repository id
 	}
 	base := name
 	if i := strings.LastIndexByte(name, '@'); i > 0 {
@@ -144,6 +157,26 @@ func CheckName(name string) error {
 			ErrUnknownName, name, s, strings.Join(builtinNames, ", "))
 	}
 	return nil
+}
+
+// ErrNoSuchPath is wrapped by CheckName's error for a tokenizer named by a
+// local path that does not exist.
+var ErrNoSuchPath = errors.New("no such tokenizer path")
+
+// IsPathName reports whether a tokenizer name is written as a local path
+// rather than a Hugging Face repository id: absolute, starting with ./,
+// ../ or ~/, "." or "..", or with a backslash (a repository id is
+// owner/name, nothing else).
+func IsPathName(name string) bool {
+	switch {
+	case name == "." || name == ".." || name == "~":
+		return true
+	case strings.HasPrefix(name, "/"), strings.HasPrefix(name, "./"), strings.HasPrefix(name, "../"), strings.HasPrefix(name, "~/"):
+		return true
+	case strings.ContainsRune(name, '\\'):
+		return true
+	}
+	return false
 }
 
 // suggestBuiltin returns the built-in encoding name is closest to, when it
