@@ -197,7 +197,7 @@ var flagRows = []struct {
 	{"--logprobs", []string{"--logprobs", "5"}, "sampling.logprobs", `5`},
 	{"--extra-body", []string{"--extra-body", `{"chat_template_kwargs": {"enable_thinking": false}}`}, "sampling.extra_body", `{"chat_template_kwargs":{"enable_thinking":false}}`},
 	{"--percentile-metrics", []string{"--percentile-metrics", "ttft,e2el"}, "metrics.percentile_metrics", `["ttft","e2el"]`},
-	{"--metric-percentiles", []string{"--metric-percentiles", "50,99.9"}, "metrics.metric_percentiles", `[50,99.9]`},
+	{"--metric-percentiles", []string{"--metric-percentiles", "0,50,99.9"}, "metrics.metric_percentiles", `[0,50,99.9]`},
 	{"--goodput", []string{"--goodput", "ttft:200", "e2el:2000"}, "metrics.goodput", `{"e2el":2000,"ttft":200}`},
 	{"--save-result", []string{"--save-result"}, "output.save_result", `true`},
 	{"--save-detailed", []string{"--save-detailed"}, "output.save_detailed", `true`},

@@ -241,7 +241,7 @@ func setMetricPercentiles(n *namespace, v []string) error {
 	for _, s := range strings.Split(v[0], ",") {
 		p, err := pyFloat(s)
 		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
-			return fmt.Errorf("invalid percentile %s (want comma-separated numbers in (0, 100], e.g. 50,90,99)", py.ReprString(s))
+			return fmt.Errorf("invalid percentile %s (want comma-separated numbers in [0, 100], e.g. 50,90,99)", py.ReprString(s))
 		}
 		ps = append(ps, p)
 	}

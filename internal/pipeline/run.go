@@ -228,6 +228,9 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
+	if sc.Load.ProbeRequestRate < 0 {
+		env.observer().Diagnostic("WARNING: load.probe_request_rate is negative: no probe requests are sent (as in vllm bench serve)")
+	}
 	if pr.sideProbe, err = prepareProbe(sc, client, first); err != nil {
 		return nil, err
 	}
