@@ -107,7 +107,7 @@ func reportRecords(ctx context.Context, p Process, path string) error {
 	}); err != nil {
 		return failErr(err)
 	}
-	if _, err := fmt.Fprint(p.Stdout, experiment.ServerSamplesLine(f.ServerSamples)); err != nil {
+	if _, err := fmt.Fprint(p.Stdout, f.NotSentLine()+experiment.ServerSamplesLine(f.ServerSamples)); err != nil {
 		return failErr(err)
 	}
 	return nil

@@ -130,3 +130,16 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated,
 		ServerSamples: decodeServerSamples(f.ServerSamples)}
 }
+
+// NotSentLine is the line a run prints for the requests it never sent (the
+// run was interrupted first), counted from the folded records: "" when
+// every record was sent.
+func (f *Folded) NotSentLine() string {
+	n := 0
+	for _, r := range f.Records {
+		if r.NotSent {
+			n++
+		}
+	}
+	return notSentText(n, len(f.Records))
+}
