@@ -124,6 +124,11 @@ func Sonnet(ctx context.Context, spec scenario.SonnetDataset, numPrompts int, se
 	}
 	avg := float64(total) / float64(len(lines))
 	baseFmt, err := template(sonnetBase)
+	var noTemplate *tokenizer.NoChatTemplateError
+	if errors.As(err, &noTemplate) {
+		// vLLM asserts it; --skip-chat-template does not apply to sonnet.
+		return nil, fmt.Errorf("the sonnet dataset needs a tokenizer with a chat template, and tokenizer %s has none: set tokenizer.name (--tokenizer) to one that has (the model's own, for example)", noTemplate.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the sonnet dataset applies the tokenizer's chat template: %w", err)
 	}

@@ -40,7 +40,23 @@ func ApplyChatTemplate(tok Tokenizer, messages []Message, addGenerationPrompt bo
 	if ct, ok := tok.(ChatTemplater); ok {
 		return ct.ApplyChatTemplate(messages, addGenerationPrompt, kwargs)
 	}
-	return "", fmt.Errorf("tokenizer %s has no chat template (use --skip-chat-template)", tok.Name())
+	return "", &NoChatTemplateError{Name: tok.Name()}
+}
+
+// NoChatTemplateError is the error of rendering a conversation with a
+// tokenizer that has no chat template.
+type NoChatTemplateError struct {
+	// Name is the tokenizer's name.
+	Name string
+	// InConfig says the tokenizer has a tokenizer_config.json without one.
+	InConfig bool
+}
+
+func (e *NoChatTemplateError) Error() string {
+	if e.InConfig {
+		return fmt.Sprintf("tokenizer %s has no chat template (tokenizer_config.json has no chat_template; use --skip-chat-template)", e.Name)
+	}
+	return fmt.Sprintf("tokenizer %s has no chat template (use --skip-chat-template)", e.Name)
 }
 
 // chatTemplate is a tokenizer's chat template, compiled on first use.
@@ -68,7 +84,7 @@ func newChatTemplate(name string, cfg *tokenizerConfig) *chatTemplate {
 
 func (ct *chatTemplate) apply(messages []Message, addGenerationPrompt bool, kwargs map[string]any) (string, error) {
 	if ct == nil || ct.source == "" {
-		return "", fmt.Errorf("tokenizer %s has no chat template (tokenizer_config.json has no chat_template; use --skip-chat-template)", ct.nameOr())
+		return "", &NoChatTemplateError{Name: ct.nameOr(), InConfig: true}
 	}
 	ct.once.Do(func() {
 		ct.tmpl, ct.err = jinja.Compile(ct.source)
@@ -121,7 +137,7 @@ func (t *HF) ApplyChatTemplate(messages []Message, addGenerationPrompt bool, kwa
 // rank file's tokenizer_config.json (the built-in encodings have none).
 func (t *Tiktoken) ApplyChatTemplate(messages []Message, addGenerationPrompt bool, kwargs map[string]any) (string, error) {
 	if t.chat == nil {
-		return "", fmt.Errorf("tokenizer %s has no chat template (use --skip-chat-template)", t.name)
+		return "", &NoChatTemplateError{Name: t.name}
 	}
 	return t.chat.apply(messages, addGenerationPrompt, kwargs)
 }
