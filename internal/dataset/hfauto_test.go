@@ -209,7 +209,7 @@ func TestHFErrors(t *testing.T) {
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/none"}}, "dataset.hf.path (--dataset-path) org/none is no local file or directory; from the Hub: datasets/org/none@main: repository not found"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "no/such/path"}}, "no/such/path: no such file or directory, and not a Hub dataset id (org/name)"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "types"), DisableShuffle: true}}, filepath.Join(dir, "types", "train.jsonl") + ` row 1: column "prompt": expected a string, found a number`},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "empty")}}, filepath.Join(dir, "empty", "train.jsonl") + ": the file is empty; expected JSON rows"},
+		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "empty")}}, filepath.Join(dir, "empty") + `: the split "train" has no rows`},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "csv")}}, `split "train" is in csv files (.csv), which vbench cannot read`},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "notes.txt")}}, "notes.txt: not a parquet, JSON or JSON Lines file"},
 		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "types")}, Split: "test"}, `has no split "test" (splits: train)`},
@@ -330,5 +330,23 @@ func TestHFParquetExport(t *testing.T) {
 	_, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
 	if err == nil || !strings.Contains(err.Error(), "the dataset has several subsets: choose one with --hf-subset (other, plain)") {
 		t.Errorf("no subset: err = %v", err)
+	}
+}
+
+// TestHFEmptyShard checks that an empty JSON Lines shard of a split adds
+// no rows, as the datasets library reads it, instead of refusing the
+// split.
+func TestHFEmptyShard(t *testing.T) {
+	dir := writeFiles(t, t.TempDir(), map[string]string{
+		"data/train-00000-of-00002.jsonl": "",
+		"data/train-00001-of-00002.jsonl": "{\"question\": \"a b c d e\"}\n{\"question\": \"f g h i j\"}\n",
+	})
+	spec := scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true, NoOversample: true}}}
+	reqs, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || reqs[0].Prompt != "a b c d e" || reqs[1].Prompt != "f g h i j" {
+		t.Errorf("requests %+v, want the two rows of the second shard", reqs)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -219,7 +220,19 @@ func jsonLinesRows(ctx context.Context, name string, r *bufio.Reader, yield func
 		yield(nil, fmt.Errorf("%s: %v", name, err))
 		return
 	}
-	if rows == 0 {
+	if rows == 0 && !isJSONLinesName(name) {
+		// A .jsonl file without rows has none, as the datasets library
+		// reads it (a split may hold an empty shard); a .json file must
+		// hold a list or objects.
 		yield(nil, fmt.Errorf("%s: the file is empty; expected JSON rows (a list of objects, or one object per line)", name))
 	}
+}
+
+// isJSONLinesName reports whether a file name says JSON Lines (.jsonl,
+// possibly compressed).
+func isJSONLinesName(name string) bool {
+	for _, ext := range []string{".gz", ".zst", ".bz2", ".lz4", ".xz"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return strings.HasSuffix(strings.ToLower(name), ".jsonl")
 }
