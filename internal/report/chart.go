@@ -137,30 +137,19 @@ func svgNum(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 // its rows in sweep order, each marker labelled with its sweep point and
 // carrying a tooltip, the confidence intervals as error bars when the rows
 // have several runs, and both axes starting at 0. It returns "" when no
-// row has both values. The axes reach the largest mean, and an interval's
-// end when it is at most 1.5 times that; error bars are clipped to the plot.
+// row has both values. The axes reach the largest mean and the end of
+// every (finite) confidence interval, so no error bar is cut off.
 func ChartSVG(s *ExperimentSummary, yKey string) string {
 	ser := s.series(yKey)
 	if len(ser) == 0 {
 		return ""
 	}
-	// The axes reach the largest mean, and the intervals' ends when they
-	// are no more than half as far again; longer error bars are clipped.
+	// The axes reach the largest mean and every interval's end.
 	xmax, ymax := 0.0, 0.0
 	for _, sr := range ser {
 		for _, p := range sr.points {
-			xmax, ymax = math.Max(xmax, p.x), math.Max(ymax, p.y)
-		}
-	}
-	xlim, ylim := 1.5*xmax, 1.5*ymax
-	for _, sr := range ser {
-		for _, p := range sr.points {
-			if h := finiteOr(p.xHigh, p.x); h <= xlim {
-				xmax = math.Max(xmax, h)
-			}
-			if h := finiteOr(p.yHigh, p.y); h <= ylim {
-				ymax = math.Max(ymax, h)
-			}
+			xmax = math.Max(xmax, math.Max(p.x, finiteOr(p.xHigh, p.x)))
+			ymax = math.Max(ymax, math.Max(p.y, finiteOr(p.yHigh, p.y)))
 		}
 	}
 	// 5 % headroom keeps markers off the frame.

@@ -232,6 +232,31 @@ func TestChartSVG(t *testing.T) {
 	}
 }
 
+// TestChartSVGWholeIntervals checks that the y axis reaches the top of a
+// confidence interval far above its mean (repeats of a noisy P99): the
+// bar is drawn whole, not cut at the frame.
+func TestChartSVGWholeIntervals(t *testing.T) {
+	s := sweepSummary()
+	s.Rows = s.Rows[:1]
+	r := &s.Rows[0]
+	r.PerRun["p99_ttft_ms"] = []float64{20, 24, 21, 40}
+	r.Stats["p99_ttft_ms"] = stats.Describe(r.PerRun["p99_ttft_ms"], 0.95)
+	st := r.Stats["p99_ttft_ms"]
+	if st.CIHigh < 1.5*st.Mean {
+		t.Fatalf("the fixture's interval [%v, %v] around %v does not reach 1.5 times its mean", st.CILow, st.CIHigh, st.Mean)
+	}
+	svg := ChartSVG(s, "p99_ttft_ms")
+	// 1.05 · 40.5… → ticks of 10 up to 50; the bar's top is py(High) ≥ the
+	// frame's top (40).
+	if !strings.Contains(svg, `>50</text>`) {
+		t.Errorf("the y axis does not reach the interval's top %v:\n%s", st.CIHigh, svg)
+	}
+	hi := 390 - st.CIHigh/50*350
+	if want := `y2="` + svgNum(hi) + `"`; !strings.Contains(svg, want) || hi < 40 {
+		t.Errorf("svg lacks the whole error bar up to %s", want)
+	}
+}
+
 func TestNiceAxis(t *testing.T) {
 	tests := []struct{ hi, step, top float64 }{
 		{400, 100, 400}, {45, 10, 50}, {2517.5, 1000, 3000}, {2400, 500, 2500}, {0.73, 0.2, 0.8}, {0, 0.2, 1}, {1, 0.2, 1},
