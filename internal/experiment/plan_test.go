@@ -328,14 +328,14 @@ func TestMetricSetupKeys(t *testing.T) {
 	}{
 		{"closed loop", ``, `duration, completed, failed, ` +
 			`total_input_tokens, total_output_tokens, request_throughput, output_throughput, total_token_throughput, ` +
-			`max_output_tokens_per_s, max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
+			`max_output_tokens_per_s, max_concurrent_requests, rtfx, peak_overlapping_requests, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, ` +
 			`client_send_lag_max_ms, client_cpu_fraction, client_gc_pause_ms, ` +
 			steadyKeys + `mean_ttft_ms, median_ttft_ms, std_ttft_ms, p99_ttft_ms, ` +
 			`mean_tpot_ms, median_tpot_ms, std_tpot_ms, p99_tpot_ms, mean_itl_ms, median_itl_ms, std_itl_ms, p99_itl_ms`},
 		{"queue-inclusive latency at an infinite rate", `metrics: percentile_metrics: ["e2el", "e2el_including_client_queue"]
 `, `duration, completed, failed, total_input_tokens, ` +
 			`total_output_tokens, request_throughput, output_throughput, total_token_throughput, max_output_tokens_per_s, ` +
-			`max_concurrent_requests, rtfx, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
+			`max_concurrent_requests, rtfx, peak_overlapping_requests, ` + serverKeys + tokenKeys + `client_send_lag_p50_ms, client_send_lag_p99_ms, client_send_lag_max_ms, ` +
 			`client_cpu_fraction, client_gc_pause_ms, ` + steadyKeys + `mean_e2el_ms, median_e2el_ms, std_e2el_ms, p99_e2el_ms`},
 	}
 	for _, tt := range tests {

@@ -167,6 +167,10 @@ const (
 	KeyMaxOutputTokensPerS   = "max_output_tokens_per_s"
 	KeyMaxConcurrentRequests = "max_concurrent_requests"
 	KeyRTFx                  = "rtfx"
+	// KeyPeakOverlappingRequests is the true peak of overlapping requests,
+	// in the "vbench" object (vLLM's max_concurrent_requests counts
+	// one-second bins).
+	KeyPeakOverlappingRequests = "peak_overlapping_requests"
 
 	KeyProbeCompleted  = "probe_completed"
 	KeyProbeFailed     = "probe_failed"
@@ -238,6 +242,8 @@ var defs = []Def{
 	// vLLM prints this integer with .2f ("64.00").
 	{Key: KeyMaxConcurrentRequests, Title: "Peak concurrent requests:", Unit: "requests", Headline: true, Int: true, Needs: NeedsGeneration},
 	{Key: KeyRTFx, Title: "RTFx (Inverse Real-Time Factor):", Needs: NeedsGeneration},
+	// The true peak of overlapping requests, beside vLLM's binned count.
+	{Key: KeyPeakOverlappingRequests, Path: []string{"vbench", KeyPeakOverlappingRequests}, Short: "peak overlap", Unit: "requests", Int: true, Needs: NeedsGeneration},
 
 	{Key: KeyProbeCompleted, Title: "Probe requests completed:", Unit: "requests", Int: true, Needs: NeedsProbes},
 	{Key: KeyProbeFailed, Title: "Probe requests failed:", Unit: "requests", Better: BetterLower, Int: true, Needs: NeedsProbes},

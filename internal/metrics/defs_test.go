@@ -143,7 +143,7 @@ func TestSetupProduces(t *testing.T) {
 		}
 	}
 	want := "duration completed failed total_input_tokens total_output_tokens request_throughput output_throughput " +
-		"total_token_throughput max_output_tokens_per_s max_concurrent_requests rtfx " +
+		"total_token_throughput max_output_tokens_per_s max_concurrent_requests rtfx peak_overlapping_requests " +
 		"token_disagreeing_share token_mean_abs_diff token_no_server_usage " +
 		"client_send_lag_p50_ms client_send_lag_p99_ms client_send_lag_max_ms client_cpu_fraction client_gc_pause_ms " +
 		"mean_ttft_ms median_ttft_ms std_ttft_ms p99_ttft_ms mean_tpot_ms median_tpot_ms std_tpot_ms p99_tpot_ms " +

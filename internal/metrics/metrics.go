@@ -182,9 +182,14 @@ type Summary struct {
 	// MaxOutputTokensPerS is the fullest one-second bin of token-bearing
 	// messages (see peakOutputTokensPerSecond); 0 without successes.
 	MaxOutputTokensPerS float64
-	// MaxConcurrentRequests is the peak number of overlapping successful
-	// requests (see peakConcurrency); 0 without successes.
+	// MaxConcurrentRequests is vLLM's max_concurrent_requests: the fullest
+	// one-second bin of active successful requests (see
+	// concurrentRequestsPerSecond); 0 without successes.
 	MaxConcurrentRequests int
+	// PeakOverlappingRequests is the true peak number of overlapping
+	// successful requests (see peakConcurrency), which vLLM's one-second
+	// bins overstate; 0 without successes.
+	PeakOverlappingRequests int
 	// RTFx is the inverse real-time factor (input audio seconds / duration);
 	// always 0 for text requests.
 	RTFx float64
@@ -368,7 +373,8 @@ func ComputeOutcomes(outs []Outcome, durationSeconds float64, opt Options) *Summ
 	}
 	if len(succ) > 0 {
 		s.MaxOutputTokensPerS = peakOutputTokensPerSecond(succ)
-		s.MaxConcurrentRequests = peakConcurrency(succ)
+		s.MaxConcurrentRequests = concurrentRequestsPerSecond(succ)
+		s.PeakOverlappingRequests = peakConcurrency(succ)
 	}
 
 	values := map[string][]float64{TTFT: ttfts, TPOT: tpots, ITL: itls, E2EL: e2els}
@@ -483,10 +489,40 @@ func peakOutputTokensPerSecond(succ []Outcome) float64 {
 	return float64(slices.Max(bins))
 }
 
-// peakConcurrency is vLLM's max_concurrent_requests: a sweep over the
-// successes' half-open intervals [StartTime, StartTime+Latency), events
+// concurrentRequestsPerSecond is vLLM's max_concurrent_requests (upstream
+// vllm/benchmarks/serve.py calculate_metrics, as of commit 11dfa3169d16):
+// with t0 = min StartTime and the one-second bins of
+// peakOutputTokensPerSecond, each success adds 1 to every bin from
+// int(StartTime - t0) to int(StartTime + Latency - t0), both included
+// (truncated as Python's int()); the result is the fullest bin. Requests
+// that run one after another within a second all count in it: three
+// sequential 0.2 s requests give 3.
+func concurrentRequestsPerSecond(succ []Outcome) int {
+	t0 := succ[0].StartTime
+	maxEnd := succ[0].StartTime + succ[0].Latency
+	for _, o := range succ[1:] {
+		t0 = min(t0, o.StartTime)
+		maxEnd = max(maxEnd, o.StartTime+o.Latency)
+	}
+	nbins := int(math.Ceil(maxEnd-t0)) + 1
+	if nbins <= 0 || math.IsNaN(maxEnd-t0) {
+		return 0
+	}
+	bins := make([]int, nbins)
+	for _, o := range succ {
+		first, last := int(o.StartTime-t0), int(o.StartTime+o.Latency-t0)
+		for b := max(first, 0); b <= last && b < nbins; b++ {
+			bins[b]++
+		}
+	}
+	return slices.Max(bins)
+}
+
+// peakConcurrency is the true peak of overlapping requests: a sweep over
+// the successes' half-open intervals [StartTime, StartTime+Latency), events
 // sorted by time with departures before arrivals at equal times, returning
-// the largest running count.
+// the largest running count (what open upstream PRs #56647 and #56675
+// propose for max_concurrent_requests; vLLM's key keeps its bins).
 func peakConcurrency(succ []Outcome) int {
 	type event struct {
 		t     float64

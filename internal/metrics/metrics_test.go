@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"encoding/json"
+	"os"
 	"reflect"
 	"slices"
 	"testing"
@@ -165,23 +167,60 @@ func TestGoodput(t *testing.T) {
 
 func TestPeakConcurrency(t *testing.T) {
 	tests := []struct {
-		name string
-		outs []Outcome
-		want int
+		name       string
+		outs       []Outcome
+		vllm, peak int
 	}{
-		// [0,1) and [1,2) touch: the departure at 1 is processed first.
-		{"touching intervals", []Outcome{ok(0, 0.5, 2, 0.5), ok(1, 0.5, 2, 0.5)}, 1},
-		{"overlap", []Outcome{ok(0, 0.5, 2, 0.5), ok(0.5, 0.5, 2, 0.5), ok(0.75, 1, 1)}, 3},
-		{"nested", []Outcome{ok(0, 1, 2, 9), ok(1, 1, 1), ok(2, 1, 1), ok(2.5, 0.25, 1)}, 3},
-		{"failures ignored", []Outcome{ok(0, 1, 1), {Success: false, StartTime: 0, Latency: 5}}, 1},
+		// [0,1) and [1,2) touch: the departure at 1 is processed first; in
+		// vLLM's bins the first also covers second 1.
+		{"touching intervals", []Outcome{ok(0, 0.5, 2, 0.5), ok(1, 0.5, 2, 0.5)}, 2, 1},
+		{"overlap", []Outcome{ok(0, 0.5, 2, 0.5), ok(0.5, 0.5, 2, 0.5), ok(0.75, 1, 1)}, 3, 3},
+		{"nested", []Outcome{ok(0, 1, 2, 9), ok(1, 1, 1), ok(2, 1, 1), ok(2.5, 0.25, 1)}, 4, 3},
+		{"sequential within a second", []Outcome{ok(0, 0.2, 1), ok(0.2, 0.2, 1), ok(0.4, 0.2, 1)}, 3, 1},
+		{"failures ignored", []Outcome{ok(0, 1, 1), {Success: false, StartTime: 0, Latency: 5}}, 1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ComputeOutcomes(tt.outs, 1, Options{})
-			if s.MaxConcurrentRequests != tt.want {
-				t.Errorf("MaxConcurrentRequests = %d, want %d", s.MaxConcurrentRequests, tt.want)
+			if s.MaxConcurrentRequests != tt.vllm || s.PeakOverlappingRequests != tt.peak {
+				t.Errorf("MaxConcurrentRequests = %d, PeakOverlappingRequests = %d; want %d, %d",
+					s.MaxConcurrentRequests, s.PeakOverlappingRequests, tt.vllm, tt.peak)
 			}
 		})
+	}
+}
+
+// TestPeakConcurrencyGolden checks max_concurrent_requests against vLLM's
+// one-second bins and the true peak against a sweep, both computed by
+// testdata/gen_peaks.py (which restates vLLM's formula) with Debian's
+// python3.
+func TestPeakConcurrencyGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/peaks_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name    string   `json:"name"`
+		Outputs [][3]any `json:"outputs"`
+		VLLM    int      `json:"max_concurrent_requests"`
+		Peak    int      `json:"peak_overlapping"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d cases, want the 10 of gen_peaks.py", len(cases))
+	}
+	for _, c := range cases {
+		outs := make([]Outcome, len(c.Outputs))
+		for i, o := range c.Outputs {
+			outs[i] = Outcome{Success: o[2].(bool), StartTime: o[0].(float64), Latency: o[1].(float64), TTFT: o[1].(float64), OutputTokens: 1, GeneratedText: "x"}
+		}
+		s := ComputeOutcomes(outs, 1, Options{})
+		if s.MaxConcurrentRequests != c.VLLM || s.PeakOverlappingRequests != c.Peak {
+			t.Errorf("%s: max_concurrent_requests %d, peak %d; vLLM's formula gives %d, the sweep %d",
+				c.Name, s.MaxConcurrentRequests, s.PeakOverlappingRequests, c.VLLM, c.Peak)
+		}
 	}
 }
 

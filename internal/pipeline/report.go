@@ -25,6 +25,10 @@ type vbenchInfo struct {
 	ScenarioHash string             `json:"scenario_hash"`
 	Scenario     *scenario.Scenario `json:"scenario"`
 	Records      string             `json:"records,omitempty"`
+	// PeakOverlappingRequests is the true peak of overlapping successful
+	// requests; vLLM's max_concurrent_requests counts the requests active
+	// in each one-second bin, so sequential requests count together.
+	PeakOverlappingRequests int `json:"peak_overlapping_requests,omitempty"`
 	// Experiment places the run in its experiment (sweep, repeat, compare).
 	Experiment any `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
@@ -139,7 +143,8 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	}
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState), PrefixCache: prefixCacheJSON(out.PrefixCache),
-		Interrupted: out.Interrupted, NotSent: out.NotSent, TokenAccounting: tokenAccountingJSON(out.TokenAccounting)}
+		Interrupted: out.Interrupted, NotSent: out.NotSent, TokenAccounting: tokenAccountingJSON(out.TokenAccounting),
+		PeakOverlappingRequests: sum.PeakOverlappingRequests}
 	info.ServerTimeline = serverTimelineJSON(sc.ScrapeInterval(env.Argv != nil), out.ServerSamples)
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the
