@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -369,6 +370,12 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 	}
 	if m.HasPromptTokens {
 		rec.PromptLen = m.PromptTokens
+	}
+	if m.FinishReason != "" {
+		rec.FinishReason = m.FinishReason
+	}
+	if m.StopReason != "" {
+		rec.StopReason = json.RawMessage(m.StopReason)
 	}
 	return true
 }

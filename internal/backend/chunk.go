@@ -15,6 +15,8 @@ type message struct {
 		Delta *struct {
 			Content *string `json:"content"`
 		} `json:"delta"`
+		FinishReason *string         `json:"finish_reason"`
+		StopReason   json.RawMessage `json:"stop_reason"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     *int `json:"prompt_tokens"`
@@ -52,6 +54,12 @@ func decodeChunkJSON(data []byte, delta bool, text []byte, f *Message) ([]byte, 
 			}
 		} else if ch.Text != nil {
 			text = append(text, *ch.Text...)
+		}
+		if ch.FinishReason != nil {
+			f.FinishReason = finishReason([]byte(*ch.FinishReason))
+		}
+		if len(ch.StopReason) > 0 && string(ch.StopReason) != "null" {
+			f.StopReason = string(ch.StopReason)
 		}
 	}
 	if u := m.Usage; u != nil {
@@ -212,7 +220,7 @@ func (s *chunkScanner) choices(delta bool, text []byte, f *Message) ([]byte, boo
 		case '{':
 			s.i++
 			var ok bool
-			if text, ok = s.choice(delta, idx == 0, text); !ok {
+			if text, ok = s.choice(delta, idx == 0, text, f); !ok {
 				return text, false
 			}
 		default:
@@ -226,11 +234,49 @@ func (s *chunkScanner) choices(delta bool, text []byte, f *Message) ([]byte, boo
 }
 
 // choice scans one choice object whose '{' was consumed; with first set the
-// text (or with delta set, delta.content) is appended to text.
-func (s *chunkScanner) choice(delta, first bool, text []byte) ([]byte, bool) {
-	var seenText, seenDelta bool
+// text (or with delta set, delta.content) is appended to text, and the
+// finish and stop reasons go to f.
+func (s *chunkScanner) choice(delta, first bool, text []byte, f *Message) ([]byte, bool) {
+	var seenText, seenDelta, seenFinish, seenStop bool
 	ok := s.object(func(k []byte) bool {
 		switch {
+		case string(k) == "finish_reason":
+			if seenFinish {
+				return false
+			}
+			seenFinish = true
+			if s.lit("null") {
+				return true
+			}
+			if s.peek() != '"' {
+				return false
+			}
+			raw, plain, ok := s.str()
+			if !ok || !plain {
+				return false
+			}
+			if first {
+				f.FinishReason = finishReason(raw)
+			}
+			return true
+		case string(k) == "stop_reason":
+			if seenStop {
+				return false
+			}
+			seenStop = true
+			if s.lit("null") {
+				return true
+			}
+			start := s.i
+			if !s.skip(0) {
+				return false
+			}
+			if first {
+				f.StopReason = string(s.b[start:s.i]) // rare: a stop string or stop token
+			}
+			return true
+		case foldEq(k, "finish_reason"), foldEq(k, "stop_reason"):
+			return false
 		case string(k) == "text":
 			if seenText {
 				return false
@@ -571,4 +617,24 @@ func appendUnquoted(dst, raw []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// finishReason is a choice's finish_reason: the values servers send are
+// constants (no allocation), others are copied.
+func finishReason(raw []byte) string {
+	switch string(raw) {
+	case "stop":
+		return "stop"
+	case "length":
+		return "length"
+	case "abort":
+		return "abort"
+	case "tool_calls":
+		return "tool_calls"
+	case "content_filter":
+		return "content_filter"
+	case "eos":
+		return "eos"
+	}
+	return string(raw)
 }

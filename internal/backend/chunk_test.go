@@ -32,6 +32,10 @@ var realChunks = []string{
 	`null`,
 	`{"nested":[[[{"a":[true,false,null,1,-2.5e+3,"s"]}]]],"choices":[{"text":"t"}]}`,
 	`{"ChoicesX":1,"choices":[{"text":"t","textual":1,"deltas":{}}]}`,
+	`{"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"stop","stop_reason":151645}]}`,
+	`{"choices":[{"index":0,"text":" end","finish_reason":"stop","stop_reason":"###"}]}`,
+	`{"choices":[{"text":"a","finish_reason":"stop"},{"text":"b","finish_reason":"length","stop_reason":7}]}`,
+	`{"choices":[{"text":"a","finish_reason":"something_new","stop_reason":{"k":[1]}}]}`,
 }
 
 // oddChunks are documents scanChunk leaves to encoding/json.
@@ -124,6 +128,12 @@ func TestScanChunkFields(t *testing.T) {
 		{realChunks[10], false, "UTF-8 😀 ünï and invalid \ufffd\ufffd bytes", Message{Output: true}},
 		{realChunks[12], false, "a", Message{Output: true}},
 		{realChunks[16], false, "", Message{HasOutputTokens: true}},
+		{realChunks[1], false, "", Message{Output: true, FinishReason: "length"}},
+		{realChunks[6], true, "a", Message{Output: true, FinishReason: "stop", HasPromptTokens: true, PromptTokens: 9, HasOutputTokens: true, OutputTokens: 2}},
+		{realChunks[23], false, "", Message{Output: true, FinishReason: "stop", StopReason: "151645"}},
+		{realChunks[24], false, " end", Message{Output: true, FinishReason: "stop", StopReason: `"###"`}},
+		{realChunks[25], false, "a", Message{Output: true, FinishReason: "stop"}}, // choice 0's only
+		{realChunks[26], false, "a", Message{Output: true, FinishReason: "something_new", StopReason: `{"k":[1]}`}},
 	}
 	for _, tt := range tests {
 		var f Message

@@ -97,6 +97,13 @@ type Message struct {
 	// PromptTokens and OutputTokens are those counts (usage.prompt_tokens
 	// and usage.completion_tokens).
 	PromptTokens, OutputTokens int
+	// FinishReason is choices[0].finish_reason when it is a string ("stop",
+	// "length", ...), else "".
+	FinishReason string
+	// StopReason is the JSON text of choices[0].stop_reason when it is not
+	// null (vLLM: the stop token id, or the stop string that ended the
+	// output), else "".
+	StopReason string
 }
 
 // PayloadOptions are the run-wide settings a payload uses.

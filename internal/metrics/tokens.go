@@ -31,6 +31,15 @@ type TokenAccounting struct {
 	// had no usage.completion_tokens (or 0): vLLM's rule counts their
 	// output with the client tokenizer, so there is nothing to compare.
 	NoServerUsage int
+	// StopTokens is how many compared requests ended on a stop token (the
+	// model's EOS, or a stop token id: finish_reason "stop" without a stop
+	// string) that the server counted: such a token has no text, so the
+	// server's count is the client's plus one, which is agreement.
+	StopTokens int
+	// StopStrings is the number of successful requests that ended on a
+	// stop string: the text is cut before it while the server counts the
+	// tokens that made it, so they are not compared.
+	StopStrings int
 }
 
 // DisagreeingShare is Disagreeing as a percentage of Compared; ok is
@@ -53,7 +62,10 @@ func (t TokenAccounting) MeanAbsDiff() (mean float64, ok bool) {
 
 // AccountTokens folds the records into their TokenAccounting. counts[i]
 // is the client's count of recs[i]'s generated text (CountOutputs gives
-// them); it is read only for successful records that were sent.
+// them); it is read only for successful records that were sent. A request
+// that ended on a stop token agrees when the server counts one token more
+// than its text has (the stop token); one that ended on a stop string is
+// not compared (see TokenAccounting).
 func AccountTokens(recs []*record.Record, counts []int) TokenAccounting {
 	var t TokenAccounting
 	for i, r := range recs {
@@ -64,11 +76,19 @@ func AccountTokens(recs []*record.Record, counts []int) TokenAccounting {
 			t.NoServerUsage++
 			continue
 		}
+		if r.EndedOnStopString() {
+			t.StopStrings++
+			continue
+		}
 		c := counts[i]
 		t.Compared++
 		t.ClientTokens += c
 		t.ServerTokens += r.OutputTokens
 		d := c - r.OutputTokens
+		if d == -1 && r.EndedOnStopToken() {
+			d = 0 // the stop token: counted by the server, without text
+			t.StopTokens++
+		}
 		if d < 0 {
 			d = -d
 		}

@@ -10,6 +10,15 @@ import (
 // words counts whitespace-separated words: the test's client tokenizer.
 func words(s string) int { return len(strings.Fields(s)) }
 
+// ended sets a record's finish and stop reasons (stop as the JSON text).
+func ended(r *record.Record, finish, stop string) *record.Record {
+	r.FinishReason = finish
+	if stop != "" {
+		r.StopReason = []byte(stop)
+	}
+	return r
+}
+
 func TestAccountTokens(t *testing.T) {
 	ok := func(text string, server int) *record.Record {
 		return &record.Record{Success: true, GeneratedText: text, OutputTokens: server}
@@ -37,6 +46,17 @@ func TestAccountTokens(t *testing.T) {
 			want:  TokenAccounting{Compared: 1, Disagreeing: 1, ClientTokens: 1, ServerTokens: 2, SumAbsDiff: 1, MaxAbsDiff: 1},
 			share: 100, mean: 1},
 		{name: "empty", want: TokenAccounting{}, undefined: true},
+		// The model's EOS (stop_reason null) and a stop token id: the
+		// server counts the token, the text has none; one more than that
+		// disagrees, and so does a length stop one over.
+		{name: "stop tokens", recs: []*record.Record{
+			ended(ok("a b", 3), "stop", ""), ended(ok("c", 2), "stop", "151645"),
+			ended(ok("d e", 4), "stop", ""), ended(ok("f g", 3), "length", "")},
+			want:  TokenAccounting{Compared: 4, Disagreeing: 2, ClientTokens: 7, ServerTokens: 12, SumAbsDiff: 3, MaxAbsDiff: 2, StopTokens: 2},
+			share: 50, mean: 0.75},
+		// A stop string cuts the text before it: not compared.
+		{name: "stop strings", recs: []*record.Record{ended(ok("a", 4), "stop", `"###"`), ok("b", 1)},
+			want: TokenAccounting{Compared: 1, ClientTokens: 1, ServerTokens: 1, StopStrings: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,6 +99,8 @@ func tokenAccountingJSON(ta *metrics.TokenAccounting) any {
 	o.Set("mean_abs_diff", orNull(ta.MeanAbsDiff()))
 	o.Set("max_abs_diff", ta.MaxAbsDiff)
 	o.Set("no_server_usage", ta.NoServerUsage)
+	o.Set("stop_tokens", ta.StopTokens)
+	o.Set("stop_strings", ta.StopStrings)
 	return o
 }
 
@@ -113,11 +115,18 @@ func tokenAccountingLine(ta *metrics.TokenAccounting, tokName string) string {
 	if ta.NoServerUsage > 0 {
 		noUsage = fmt.Sprintf("; %d without server usage (counted by the client tokenizer, as vLLM does)", ta.NoServerUsage)
 	}
+	if ta.StopStrings > 0 {
+		noUsage += fmt.Sprintf("; %d ended on a stop string (not compared: the text stops before it)", ta.StopStrings)
+	}
 	share, ok := ta.DisagreeingShare()
 	if !ok {
 		return fmt.Sprintf("Token accounting: no request had server usage to compare with tokenizer %s%s\n", tokName, noUsage)
 	}
 	mean, _ := ta.MeanAbsDiff()
-	return fmt.Sprintf("Token accounting: %d of %d requests disagree (%s %%) between tokenizer %s and the server's usage: %d vs %d output tokens, mean |diff| %s, max %d%s\n",
-		ta.Disagreeing, ta.Compared, py.Fixed(share, 2), tokName, ta.ClientTokens, ta.ServerTokens, py.Fixed(mean, 2), ta.MaxAbsDiff, noUsage)
+	stops := ""
+	if ta.StopTokens > 0 {
+		stops = fmt.Sprintf(" (%d of them stop tokens, which have no text)", ta.StopTokens)
+	}
+	return fmt.Sprintf("Token accounting: %d of %d requests disagree (%s %%) between tokenizer %s and the server's usage: %d vs %d output tokens%s, mean |diff| %s, max %d%s\n",
+		ta.Disagreeing, ta.Compared, py.Fixed(share, 2), tokName, ta.ClientTokens, ta.ServerTokens, stops, py.Fixed(mean, 2), ta.MaxAbsDiff, noUsage)
 }

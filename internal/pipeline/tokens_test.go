@@ -68,13 +68,13 @@ func TestTokenAccountingText(t *testing.T) {
 		{"none", nil, "", "null"},
 		{"agree", &metrics.TokenAccounting{Compared: 4, ClientTokens: 40, ServerTokens: 40},
 			"Token accounting: 0 of 4 requests disagree (0.00 %) between tokenizer tk and the server's usage: 40 vs 40 output tokens, mean |diff| 0.00, max 0\n",
-			`{"compared":4,"disagreeing":0,"disagreeing_share":0,"client_tokens":40,"server_tokens":40,"mean_abs_diff":0,"max_abs_diff":0,"no_server_usage":0}`},
+			`{"compared":4,"disagreeing":0,"disagreeing_share":0,"client_tokens":40,"server_tokens":40,"mean_abs_diff":0,"max_abs_diff":0,"no_server_usage":0,"stop_tokens":0,"stop_strings":0}`},
 		{"disagree, some without usage", &metrics.TokenAccounting{Compared: 3, Disagreeing: 1, ClientTokens: 31, ServerTokens: 30, SumAbsDiff: 1, MaxAbsDiff: 1, NoServerUsage: 2},
 			"Token accounting: 1 of 3 requests disagree (33.33 %) between tokenizer tk and the server's usage: 31 vs 30 output tokens, mean |diff| 0.33, max 1; 2 without server usage (counted by the client tokenizer, as vLLM does)\n",
-			`{"compared":3,"disagreeing":1,"disagreeing_share":33.333333333333336,"client_tokens":31,"server_tokens":30,"mean_abs_diff":0.3333333333333333,"max_abs_diff":1,"no_server_usage":2}`},
+			`{"compared":3,"disagreeing":1,"disagreeing_share":33.333333333333336,"client_tokens":31,"server_tokens":30,"mean_abs_diff":0.3333333333333333,"max_abs_diff":1,"no_server_usage":2,"stop_tokens":0,"stop_strings":0}`},
 		{"no usage at all", &metrics.TokenAccounting{NoServerUsage: 5},
 			"Token accounting: no request had server usage to compare with tokenizer tk; 5 without server usage (counted by the client tokenizer, as vLLM does)\n",
-			`{"compared":0,"disagreeing":0,"disagreeing_share":null,"client_tokens":0,"server_tokens":0,"mean_abs_diff":null,"max_abs_diff":0,"no_server_usage":5}`},
+			`{"compared":0,"disagreeing":0,"disagreeing_share":null,"client_tokens":0,"server_tokens":0,"mean_abs_diff":null,"max_abs_diff":0,"no_server_usage":5,"stop_tokens":0,"stop_strings":0}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

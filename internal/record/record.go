@@ -7,7 +7,10 @@
 // All times are durations on the monotonic clock, relative to one run start.
 package record
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Record is everything vbench knows about one request.
 type Record struct {
@@ -60,6 +63,29 @@ type Record struct {
 	// was cancelled while it waited for a concurrency slot. It is neither a
 	// success nor a failure (vLLM's outputs hold only requests that ran).
 	NotSent bool `json:"not_sent,omitempty"`
+	// FinishReason is the server's finish_reason ("stop": the model's stop
+	// token or a stop string, "length": the token limit), "" when it sent
+	// none.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// StopReason is the server's stop_reason as sent (vLLM: the id of the
+	// stop token that ended the output, or the stop string, as JSON), nil
+	// when it sent null or nothing: with finish_reason "stop", the EOS
+	// token.
+	StopReason json.RawMessage `json:"stop_reason,omitempty"`
+}
+
+// EndedOnStopString reports whether the output ended on a stop string (the
+// server's stop_reason is a string): its text is cut before the string,
+// while the server counts the tokens that made it.
+func (r *Record) EndedOnStopString() bool {
+	return len(r.StopReason) > 0 && r.StopReason[0] == '"'
+}
+
+// EndedOnStopToken reports whether the output ended on a stop token (the
+// model's EOS, or a stop token id): the server counts that token, which has
+// no text.
+func (r *Record) EndedOnStopToken() bool {
+	return r.FinishReason == "stop" && !r.EndedOnStopString()
 }
 
 // TTFT is the time to first token in seconds (0 when no chunk arrived).
