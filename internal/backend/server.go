@@ -166,6 +166,38 @@ func (s *ServerAPI) Models(ctx context.Context) (id, root string, err error) {
 	return out.Data[0].ID, root, nil
 }
 
+// VocabSize returns the vocabulary size the server reports: llama.cpp's
+// server lists it as meta.n_vocab in its /v1/models entries (the entry of
+// the model sent with /tokenize, else the first); 0 when the server
+// reports none (vLLM's does not).
+func (s *ServerAPI) VocabSize(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/models", nil)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		Data []struct {
+			ID   string `json:"id"`
+			Meta struct {
+				NVocab int `json:"n_vocab"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if err := s.do(req, &out); err != nil {
+		return 0, fmt.Errorf("fetching the model list: %w", err)
+	}
+	n := 0
+	for i, m := range out.Data {
+		if m.ID == s.model {
+			return max(m.Meta.NVocab, 0), nil
+		}
+		if i == 0 {
+			n = m.Meta.NVocab
+		}
+	}
+	return max(n, 0), nil
+}
+
 // Profile posts to the server's profiler endpoint path ("/start_profile"
 // or "/stop_profile") with no body, as vLLM's --profile does: nil when the
 // server answers 200, else an error naming the call and the answer (vLLM

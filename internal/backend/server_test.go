@@ -281,3 +281,35 @@ func TestProfileOutlivesCallTimeout(t *testing.T) {
 		t.Errorf("Profile: %v", err)
 	}
 }
+
+func TestServerAPIVocabSize(t *testing.T) {
+	tests := []struct {
+		name, models, model string
+		want                int
+	}{
+		{"llama.cpp", `{"data":[{"id":"m","meta":{"n_vocab":512}}]}`, "m", 512},
+		{"the model's entry", `{"data":[{"id":"a","meta":{"n_vocab":100}},{"id":"b","meta":{"n_vocab":32000}}]}`, "b", 32000},
+		{"else the first", `{"data":[{"id":"a","meta":{"n_vocab":100}},{"id":"b"}]}`, "c", 100},
+		{"vLLM says nothing", `{"data":[{"id":"m","root":"org/m","max_model_len":4096}]}`, "m", 0},
+		{"negative", `{"data":[{"id":"m","meta":{"n_vocab":-1}}]}`, "m", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/v1/models" {
+					http.NotFound(w, r)
+					return
+				}
+				_, _ = w.Write([]byte(tt.models))
+			}))
+			defer srv.Close()
+			api, err := NewServerAPI(srv.URL, tt.model, nil, false, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := api.VocabSize(context.Background()); err != nil || n != tt.want {
+				t.Errorf("VocabSize = %d, %v; want %d", n, err, tt.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,6 +20,15 @@ import (
 //	fakeserve llamacpp      /tokenize and /detokenize in llama.cpp's dialect:
 //	                        {"content"} → {"tokens"}; vLLM's {"prompt"} body
 //	                        gets 200 and {"tokens": []}; {"tokens"} → {"content"}
+//	fakeserve llamacpp-vocab N
+//	                        llama.cpp's dialect over a vocabulary of N
+//	                        tokens (N > 256): /tokenize gives each byte's
+//	                        value, /detokenize turns ids below 256 into their
+//	                        bytes and the others into words, and answers an
+//	                        id >= N with HTTP 500, as llama.cpp does; its
+//	                        /v1/models reports meta.n_vocab N
+//	fakeserve llamacpp-novocab N
+//	                        the same, with a /v1/models that does not say
 //	fakeserve hang          accepts connections and never answers
 //	fakeserve hangtokenize  /tokenize and /detokenize never answer
 //	fakeserve auth KEY      every request needs Authorization: Bearer KEY
@@ -27,8 +37,9 @@ import (
 //
 // The server stops when the script ends.
 func fakeserve(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) == 0 || (args[0] == "auth") != (len(args) == 2) || len(args) > 2 {
-		ts.Fatalf("usage: fakeserve llamacpp|hang|hangtokenize|auth KEY")
+	hasArg := args[0] == "auth" || args[0] == "llamacpp-vocab" || args[0] == "llamacpp-novocab"
+	if neg || len(args) == 0 || hasArg != (len(args) == 2) || len(args) > 2 {
+		ts.Fatalf("usage: fakeserve llamacpp|llamacpp-vocab N|hang|hangtokenize|auth KEY")
 	}
 	tok, err := tokenizer.Builtin("o200k_base")
 	ts.Check(err)
@@ -64,6 +75,12 @@ func fakeserve(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			_ = json.NewEncoder(w).Encode(map[string]any{"content": tok.Decode(body.Tokens)})
 		}
+	case "llamacpp-vocab", "llamacpp-novocab":
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n <= 256 {
+			ts.Fatalf("fakeserve %s: want a vocabulary size above 256, got %q", args[0], args[1])
+		}
+		h = llamaVocab(n, args[0] == "llamacpp-vocab", vllm)
 	case "hang":
 		h = hang
 	case "hangtokenize":
@@ -153,4 +170,58 @@ func (c completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := len(c.tok.Encode(req.Prompt, false))
 	fmt.Fprintf(w, "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":0,\"model\":\"vbench-sim\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", n, req.MaxTokens, n+req.MaxTokens)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// llamaVocab is fakeserve llamacpp-vocab: llama.cpp's /tokenize,
+// /detokenize and /v1/models (with meta.n_vocab when report is set) over a
+// byte-level vocabulary of n tokens; completions go to vllm.
+func llamaVocab(n int, report bool, vllm http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v1/models":
+			if !report {
+				fmt.Fprint(w, `{"object":"list","data":[{"id":"vbench-sim","object":"model","owned_by":"llamacpp"}]}`)
+				return
+			}
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":"vbench-sim","object":"model","owned_by":"llamacpp","meta":{"vocab_type":2,"n_vocab":%d,"n_ctx_train":2048}}]}`, n)
+			return
+		case "/tokenize", "/detokenize":
+		default:
+			vllm.ServeHTTP(w, r)
+			return
+		}
+		var body struct {
+			Content *string `json:"content"`
+			Tokens  []int   `json:"tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if r.URL.Path == "/tokenize" {
+			ids := []int{}
+			if body.Content != nil {
+				for _, b := range []byte(*body.Content) {
+					ids = append(ids, int(b))
+				}
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+			return
+		}
+		var b strings.Builder
+		for _, id := range body.Tokens {
+			switch {
+			case id < 0 || id >= n:
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprintf(w, `{"error":{"code":500,"message":"invalid token id %d (n_vocab %d)","type":"server_error"}}`, id, n)
+				return
+			case id < 256:
+				b.WriteByte(byte(id))
+			default:
+				fmt.Fprintf(&b, " w%d", id)
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"content": b.String()})
+	}
 }

@@ -76,7 +76,11 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env, ep *e
 	if serr != nil {
 		return nil, name, fmt.Errorf("%w; falling back to the server's tokenizer at %s failed too: %w", err, shown, serr)
 	}
-	fmt.Fprintf(stderr, "tokenizer: the server's /tokenize and /detokenize at %s (%s dialect), because %s\n", shown, api.Dialect(), reason(err))
+	vocab := fmt.Sprintf("a vocabulary of %d tokens from its /v1/models", srv.VocabSize())
+	if srv.VocabEstimated() {
+		vocab = fmt.Sprintf("a vocabulary assumed to hold %d tokens", srv.VocabSize())
+	}
+	fmt.Fprintf(stderr, "tokenizer: the server's /tokenize and /detokenize at %s (%s dialect, %s), because %s\n", shown, api.Dialect(), vocab, reason(err))
 	return srv, name, nil
 }
 

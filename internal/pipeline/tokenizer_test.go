@@ -106,7 +106,7 @@ func TestLoadTokenizerEnv(t *testing.T) {
 		{"model as tokenizer", func() *scenario.Scenario { sc := server(""); sc.Target.Model = "org/cached"; return sc }(),
 			"*tokenizer.HF", "org/cached@main", ""},
 		{"server fallback", server("org/unknown"), "*tokenizer.Server",
-			"tokenizer: the server's /tokenize and /detokenize at " + srv.URL + " (vLLM dialect), because no local tokenizer loaded: tokenizer org/unknown: org/unknown@main: tokenizer.json: not in the cache", ""},
+			"tokenizer: the server's /tokenize and /detokenize at " + srv.URL + " (vLLM dialect, a vocabulary assumed to hold 131072 tokens), because no local tokenizer loaded: tokenizer org/unknown: org/unknown@main: tokenizer.json: not in the cache", ""},
 		{"simulator needs a client tokenizer", simulator("org/unknown"), "", "", "org/unknown"},
 		{"server fallback fails", func() *scenario.Scenario { sc := server("org/unknown"); sc.Target.ServedModelName = "other"; return sc }(),
 			"", "", "falling back to the server's tokenizer at " + srv.URL + " failed too"},

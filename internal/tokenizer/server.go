@@ -29,12 +29,18 @@ const serverMinVocab = 131072
 // hundreds of millions of allowed ids.
 const serverMaxVocab = 1 << 20
 
+// VocabSizer is a ServerAPI that can tell the server's vocabulary size
+// (llama.cpp's /v1/models meta.n_vocab): 0 when the server does not say.
+type VocabSizer interface {
+	VocabSize(ctx context.Context) (int, error)
+}
+
 // Server is the tokenizer of last resort, as in vLLM's Rust client: every
 // Encode and Decode is a request to the target's /tokenize or /detokenize.
-// The server does not say its vocabulary size, so VocabSize is estimated
-// as vLLM's Rust client does: twice the largest id of a probe, at least
-// 131072 (and at most 1<<20). It has no special ids and adds no special tokens (Encode
-// ignores addSpecial).
+// VocabSize is the size the server reports (see VocabSizer); when it
+// reports none, it is estimated as vLLM's Rust client does: twice the
+// largest id of a probe, at least 131072 (and at most 1<<20). It has no
+// special ids and adds no special tokens (Encode ignores addSpecial).
 //
 // A failed call is retried twice; if it still fails, Encode returns nil
 // and Decode "", and Err reports the first failure, so a caller can stop
@@ -43,10 +49,11 @@ const serverMaxVocab = 1 << 20
 // costs one call's retries, not every call's. A Server is safe for
 // concurrent use.
 type Server struct {
-	name  string
-	api   ServerAPI
-	ctx   context.Context
-	vocab int
+	name      string
+	api       ServerAPI
+	ctx       context.Context
+	vocab     int
+	estimated bool // vocab is the estimate, not the server's figure
 
 	mu  sync.Mutex
 	err error
@@ -62,12 +69,21 @@ func NewServer(ctx context.Context, name string, api ServerAPI) (*Server, error)
 	if err != nil {
 		return nil, fmt.Errorf("server tokenizer: %w", err)
 	}
+	if vs, ok := api.(VocabSizer); ok {
+		if n, err := vs.VocabSize(ctx); err == nil && n > 0 {
+			return &Server{name: name, api: api, ctx: ctx, vocab: n}, nil
+		}
+	}
 	maxID := 0
 	for _, id := range ids {
 		maxID = max(maxID, id)
 	}
-	return &Server{name: name, api: api, ctx: ctx, vocab: min(max(2*maxID, serverMinVocab), serverMaxVocab)}, nil
+	return &Server{name: name, api: api, ctx: ctx, vocab: min(max(2*maxID, serverMinVocab), serverMaxVocab), estimated: true}, nil
 }
+
+// VocabEstimated reports whether VocabSize is an estimate (the server did
+// not report its vocabulary size).
+func (s *Server) VocabEstimated() bool { return s.estimated }
 
 // Name returns the name given to NewServer.
 func (s *Server) Name() string { return s.name }
@@ -101,7 +117,13 @@ func (s *Server) Decode(ids []int) string {
 	}
 	text, err := retry(s.ctx, func() (string, error) { return s.api.Detokenize(s.ctx, ids) })
 	if err != nil {
-		s.fail(fmt.Errorf("server tokenizer: /detokenize: %w", err))
+		hint := ""
+		if s.estimated {
+			// Random prompts draw ids from the estimated vocabulary, which
+			// may be larger than the server's.
+			hint = fmt.Sprintf(" (the server does not report its vocabulary size, so vbench assumed %d tokens; a smaller vocabulary refuses larger ids: give the model's tokenizer with --tokenizer / tokenizer.name)", s.vocab)
+		}
+		s.fail(fmt.Errorf("server tokenizer: /detokenize: %w%s", err, hint))
 		return ""
 	}
 	return text
