@@ -287,7 +287,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	obs.Traffic(traffic)
 	// vLLM scrapes /metrics after the traffic lines, before the clock
 	// starts.
-	server := newServerScrape(sc, tgt.base)
+	server := newServerScrape(sc, tgt.base, env.observer().Diagnostic)
 	server.start(ctx)
 	sampler := newServerSampler(ctx, sc, tgt.base, env.Argv != nil, recFile)
 

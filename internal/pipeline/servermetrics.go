@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/promscrape"
@@ -18,17 +19,20 @@ type serverScrape struct {
 	scr    *promscrape.Scraper
 	close  func()
 	before *promscrape.Snapshot
+	// warn says once which /metrics line could not be read.
+	warn   func(string)
+	warned bool
 }
 
 // newServerScrape returns the scraper of base, or one that reads nothing
 // when the transport cannot be built (the run's client would have failed
 // on the same CA file first).
-func newServerScrape(sc *scenario.Scenario, base string) *serverScrape {
+func newServerScrape(sc *scenario.Scenario, base string, warn func(string)) *serverScrape {
 	tr, err := backend.NewTransport(sc.Target.Insecure, sc.Target.CAFile)
 	if err != nil {
 		return &serverScrape{close: func() {}}
 	}
-	return &serverScrape{scr: promscrape.New(base, tr, 0), close: tr.CloseIdleConnections}
+	return &serverScrape{scr: promscrape.New(base, tr, 0), close: tr.CloseIdleConnections, warn: warn}
 }
 
 // scrape reads /metrics once; nil when not available.
@@ -39,6 +43,10 @@ func (s *serverScrape) scrape(ctx context.Context) *promscrape.Snapshot {
 	snap, err := s.scr.Scrape(ctx)
 	if err != nil {
 		return nil
+	}
+	if n := len(snap.Skipped); n > 0 && !s.warned && s.warn != nil {
+		s.warned = true
+		s.warn(fmt.Sprintf("warning: %s: %d line(s) could not be read and were skipped (the rest was read), the first: %s", s.scr.URL(), n, snap.Skipped[0]))
 	}
 	return snap
 }

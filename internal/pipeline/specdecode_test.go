@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
@@ -279,5 +280,29 @@ output: {save_result: true, result_filename: "r.json", result_dir: "` + dir + `"
 	if i < 0 || !slices.Equal(keys[i+1:i+7], []string{"diffusion_committed_throughput", "diffusion_steps_per_canvas",
 		"diffusion_committed_per_step", "diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"}) {
 		t.Errorf("keys %q", keys)
+	}
+}
+
+// TestServerScrapeWarnsOnce checks that a /metrics line that cannot be read
+// is named once, on the diagnostics, while the rest of the exposition is
+// read.
+func TestServerScrapeWarnsOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("# TYPE vllm:num_requests_running gauge\r\nvllm:num_requests_running 3\r\nbroken{a=\"1\" 2\r\n"))
+	}))
+	defer srv.Close()
+	var warnings []string
+	sc := &scenario.Scenario{}
+	s := newServerScrape(sc, srv.URL, func(w string) { warnings = append(warnings, w) })
+	defer s.close()
+	for range 2 {
+		snap := s.scrape(context.Background())
+		if snap == nil || snap.Family("vllm:num_requests_running", promscrape.Gauge) == nil {
+			t.Fatalf("snapshot %+v: the readable lines were not read", snap)
+		}
+	}
+	want := "warning: " + srv.URL + `/metrics: 1 line(s) could not be read and were skipped (the rest was read), the first: line 3: labels: want , or } after a label: "broken{a=\"1\" 2"`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want once %q", warnings, want)
 	}
 }

@@ -141,6 +141,9 @@ func TestSpecDecodeCases(t *testing.T) {
 			`vllm:spec_decode_num_accepted_tokens_per_pos_total{position="0",engine="0"} ` + p0 + "\n" +
 			`vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="1"} ` + p1 + "\n"
 	}
+	perPos3 := func(p2 string) string {
+		return `vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="2"} ` + p2 + "\n"
+	}
 	tests := []struct {
 		name          string
 		before, after string
@@ -171,6 +174,33 @@ func TestSpecDecodeCases(t *testing.T) {
 			spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") + perPos("13", "5") +
 				`vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",position="x"} 9` + "\n",
 			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{3.0 / 4, 1.0 / 4}}},
+		// Issue 17.3: a NaN or infinite position keeps its slot: it counts
+		// as absent from its scrape, as vLLM's reader skips a NaN line.
+		{"a NaN position before keeps its slot", base + perPos("10", "NaN") + perPos3("2"),
+			spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") + perPos("13", "3") + perPos3("3"),
+			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{3.0 / 4, 3.0 / 4, 1.0 / 4}}},
+		{"an infinite position after keeps its slot", base + perPos("10", "4") + perPos3("2"),
+			spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") + perPos("13", "+Inf") + perPos3("3"),
+			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{3.0 / 4, 0, 1.0 / 4}}},
+		// The same series twice in one exposition (labels in another
+		// order): summed, as vLLM's reader sums every line.
+		{"the same series twice is summed", base,
+			spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") +
+				`vllm:spec_decode_num_drafts_total{engine="1"} 2` + "\n" +
+				`vllm:spec_decode_num_accepted_tokens_total{engine="1"} 1` + "\n",
+			&SpecDecodeStats{AcceptanceRate: rate(6.0, 12), AcceptanceLength: alen(6.0, 6), NumDrafts: 6, DraftTokens: 12, AcceptedTokens: 6, PerPosition: []float64{}}},
+		// Expositions as real exporters break them: CRLF line ends, two
+		// expositions one after the other, a malformed line elsewhere.
+		{"CRLF line ends", strings.ReplaceAll(base, "\n", "\r\n"),
+			strings.ReplaceAll(spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15"), "\n", "\r\n"),
+			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{}}},
+		{"two expositions concatenated", base,
+			"# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 1\n" + spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") +
+				"# TYPE vllm:num_requests_running gauge\nvllm:num_requests_waiting 0\n",
+			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{}}},
+		{"a malformed line in another family", base,
+			"# TYPE other gauge\nother{a=\"1\" 5\n" + spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15"),
+			&SpecDecodeStats{AcceptanceRate: rate(5.0, 12), AcceptanceLength: alen(5.0, 4), NumDrafts: 4, DraftTokens: 12, AcceptedTokens: 5, PerPosition: []float64{}}},
 		{"a family named like a spec counter but not one is not counted", base,
 			spec("D0", "14", "D1", "10", "T0", "42", "T1", "30", "A0", "20", "A1", "15") +
 				"# TYPE vllm:spec_decode_num_drafts_extra counter\nvllm:spec_decode_num_drafts_extra_total 1000\n" +
@@ -254,6 +284,24 @@ func TestDiffusion(t *testing.T) {
 	}
 }
 
+// TestParseSkips checks that a line Parse cannot read is named, with why,
+// and the rest read.
+func TestParseSkips(t *testing.T) {
+	s := mustParse(t, "a 1\r\nb{x=\"1\" 2\nc\n# TYPE a gauge\n# TYPE a counter\nd 0x1p3\ne{x=\"sp ace\"} 3 1700000000000\n")
+	want := []string{
+		`line 2: labels: want , or } after a label: "b{x=\"1\" 2"`,
+		`line 3: no value: "c"`,
+		`line 5: a declared counter after gauge (the first holds): "# TYPE a counter"`,
+		`line 6: value "0x1p3" is not a number: "d 0x1p3"`,
+	}
+	if !reflect.DeepEqual(s.Skipped, want) {
+		t.Errorf("Skipped =\n%q\nwant\n%q", s.Skipped, want)
+	}
+	if s.Family("a", Gauge) == nil || s.Family("e", Gauge).Series[`x="sp ace"`].Value != 3 {
+		t.Errorf("families %v", names(s))
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, text := range []string{
 		"<html><body>Not Found</body></html>",
@@ -334,7 +382,8 @@ func TestScrape(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
+// FuzzParseInvariants checks what holds for any input Parse reads.
+func FuzzParseInvariants(f *testing.F) {
 	f.Add("")
 	f.Add(specTmpl)
 	f.Add("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 1.5\nh_created 1.7e9\n")

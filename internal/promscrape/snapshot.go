@@ -4,28 +4,23 @@
 // speculative- and diffusion-decoding statistics are computed from those
 // deltas as `vllm bench serve` computes them (SpecDecode, Diffusion).
 //
-// Parsing is expfmt's text parser. A counter is a family of type counter,
-// or an untyped family whose name ends in "_total": Python's
-// prometheus_client declares a counter under its base name
-// ("# TYPE vllm:spec_decode_num_drafts counter") and writes its samples as
-// "vllm:spec_decode_num_drafts_total", which expfmt keeps as an untyped
-// family of that name. Either way the counter's family name here is the
-// sample name, with "_total". The "_created" series prometheus_client
-// writes next to every counter and histogram are timestamps, never counts:
-// they are dropped.
+// Parsing is a tolerant line reader of the text format (see Parse). A
+// counter is a family declared as a counter, or an undeclared family whose
+// name ends in "_total": Python's prometheus_client declares a counter
+// under its base name ("# TYPE vllm:spec_decode_num_drafts counter") and
+// writes its samples as "vllm:spec_decode_num_drafts_total", which the text
+// format (and expfmt) keeps as an untyped family of that name. Either way
+// the counter's family name here is the sample name, with "_total". The
+// "_created" series prometheus_client writes next to every counter and
+// histogram are timestamps, never counts: they are dropped.
 package promscrape
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
-
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // Kind is the type of a metric family.
@@ -97,6 +92,9 @@ type Family struct {
 type Snapshot struct {
 	// Families are the scrape's counter, gauge and histogram families.
 	Families map[string]*Family
+	// Skipped says which lines Parse could not read and why ("line 12:
+	// no value: ..."), in order; the rest of the exposition was read.
+	Skipped []string
 }
 
 // MaxBody bounds the size of an exposition Parse reads (64 MiB).
@@ -104,86 +102,6 @@ const MaxBody = 64 << 20
 
 // ErrTooLarge is returned by Parse for an exposition over MaxBody bytes.
 var ErrTooLarge = errors.New("the exposition is larger than 64 MiB")
-
-// Parse reads a Prometheus text exposition (format 0.0.4). Summaries are
-// left out; "_created" series are dropped. A malformed exposition is an
-// error naming expfmt's line.
-func Parse(r io.Reader) (*Snapshot, error) {
-	lr := &io.LimitedReader{R: r, N: MaxBody + 1}
-	p := expfmt.NewTextParser(model.LegacyValidation)
-	fams, err := p.TextToMetricFamilies(lr)
-	if lr.N <= 0 {
-		return nil, ErrTooLarge
-	}
-	if err != nil {
-		return nil, fmt.Errorf("parsing the exposition: %w", err)
-	}
-	s := &Snapshot{Families: make(map[string]*Family, len(fams))}
-	for name, mf := range fams {
-		kind, ok := kindOf(name, mf.GetType())
-		if !ok {
-			continue
-		}
-		f := &Family{Name: name, Kind: kind, Series: make(map[string]*Series, len(mf.GetMetric()))}
-		for _, m := range mf.GetMetric() {
-			ser := &Series{Labels: make(map[string]string, len(m.GetLabel()))}
-			for _, l := range m.GetLabel() {
-				ser.Labels[l.GetName()] = l.GetValue()
-			}
-			switch {
-			case kind == Histogram:
-				h := m.GetHistogram()
-				hv := &HistogramValue{Count: h.GetSampleCount(), Sum: h.GetSampleSum()}
-				for _, b := range h.GetBucket() {
-					hv.Buckets = append(hv.Buckets, Bucket{UpperBound: b.GetUpperBound(), Count: b.GetCumulativeCount()})
-				}
-				slices.SortFunc(hv.Buckets, func(a, b Bucket) int {
-					switch {
-					case a.UpperBound < b.UpperBound:
-						return -1
-					case a.UpperBound > b.UpperBound:
-						return 1
-					}
-					return 0
-				})
-				ser.Histogram = hv
-			case m.GetCounter() != nil:
-				ser.Value = m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				ser.Value = m.GetGauge().GetValue()
-			default:
-				ser.Value = m.GetUntyped().GetValue()
-			}
-			// A repeated label set keeps its last sample, as a scraper
-			// storing by series would.
-			f.Series[LabelKey(ser.Labels)] = ser
-		}
-		s.Families[name] = f
-	}
-	return s, nil
-}
-
-// kindOf classifies an expfmt family; false drops it ("_created" series,
-// summaries).
-func kindOf(name string, t dto.MetricType) (Kind, bool) {
-	if strings.HasSuffix(name, "_created") {
-		return 0, false
-	}
-	switch t {
-	case dto.MetricType_COUNTER:
-		return Counter, true
-	case dto.MetricType_GAUGE:
-		return Gauge, true
-	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
-		return Histogram, true
-	case dto.MetricType_UNTYPED:
-		if strings.HasSuffix(name, "_total") {
-			return Counter, true
-		}
-		return Gauge, true
-	}
-	return 0, false
-}
 
 // LabelKey is the canonical key of a label set: name="value" pairs sorted
 // by name, joined by commas, values quoted as Go strings (so any label

@@ -73,23 +73,25 @@ func hasCounters(s *Snapshot, prefix string) bool {
 }
 
 // intDelta is a series' increase as vLLM counts it: each sample is
-// truncated to an integer (int(float(v))) before the subtraction; a
-// non-finite sample is skipped (ok false).
-func intDelta(d Delta) (int64, bool) {
-	if (d.InBefore && !finite(d.Before)) || (d.InAfter && !finite(d.After)) {
-		return 0, false
-	}
-	t := Delta{Labels: d.Labels, Before: math.Trunc(d.Before), After: math.Trunc(d.After), InBefore: d.InBefore, InAfter: d.InAfter}
-	return int64(t.Value()), true
+// truncated to an integer (int(float(v))) before the subtraction. A NaN or
+// infinite sample is taken as absent from its scrape, as vLLM's reader
+// skips a NaN line (int(float("nan")) raises ValueError; an infinite one
+// raises OverflowError, which stops vLLM's client): absent before, the
+// series counts from 0; absent after, it is unchanged (see Delta.Value).
+// So a position whose sample is NaN keeps its slot in the per-position
+// rates, with the increase the finite scrape gives.
+func intDelta(d Delta) int64 {
+	t := Delta{Labels: d.Labels,
+		Before: math.Trunc(d.Before), After: math.Trunc(d.After),
+		InBefore: d.InBefore && finite(d.Before), InAfter: d.InAfter && finite(d.After)}
+	return int64(t.Value())
 }
 
 // sumInt is the increase of a family over all its label sets.
 func sumInt(d Deltas, name string) int64 {
 	var n int64
 	for _, x := range d[name] {
-		if v, ok := intDelta(x); ok {
-			n += v
-		}
+		n += intDelta(x)
 	}
 	return n
 }
@@ -126,11 +128,7 @@ func SpecDecode(before, after *Snapshot) *SpecDecodeStats {
 			if err != nil {
 				continue // vLLM skips a position that is not an integer
 			}
-			v, ok := intDelta(x)
-			if !ok {
-				continue
-			}
-			perPos[pos] += v
+			perPos[pos] += intDelta(x)
 		}
 		positions := make([]int, 0, len(perPos))
 		for p := range perPos {
