@@ -32,6 +32,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
@@ -72,6 +73,10 @@ type Config struct {
 	// TraceContext sends a W3C traceparent header, with a trace id of its
 	// own, on every request prepared with ids (see traceparent.go).
 	TraceContext bool
+	// LastByte, when set, receives the time (on the clock Send is given)
+	// of every response message read, for a progress display that shows a
+	// stalled server: one atomic store per message.
+	LastByte *atomic.Int64
 }
 
 // Client sends prepared requests. It is safe for concurrent use.
@@ -252,7 +257,7 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	rec.Start = now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		rec.Error = requestError(err)
+		rec.Error = c.requestError(err)
 		return
 	}
 	defer resp.Body.Close()
@@ -278,7 +283,7 @@ func (c *Client) startStream(rec *record.Record) stream {
 	if !c.kind.Stream {
 		what = "response body"
 	}
-	return stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb}
+	return stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb, lastByte: c.cfg.LastByte}
 }
 
 // endStream completes rec once the body is read; err is the read error.
@@ -293,7 +298,7 @@ func (c *Client) endStream(st *stream, err error) {
 	case st.err != nil:
 		rec.Error = st.err.Error()
 	case err != nil:
-		rec.Error = requestError(err)
+		rec.Error = c.requestError(err)
 	case len(rec.Chunks) == 0:
 		rec.Error = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
 	default:
@@ -341,6 +346,8 @@ type stream struct {
 	err   error  // the first invalid message
 
 	pooled *[]byte // the textPool entry text came from
+
+	lastByte *atomic.Int64 // Config.LastByte
 }
 
 // message handles one response message received at t (taken when the read
@@ -351,6 +358,9 @@ type stream struct {
 // from a chunk without choices; some servers put them in the last content
 // chunk). It returns false to stop reading at an invalid message.
 func (st *stream) message(data []byte, t time.Duration) bool {
+	if st.lastByte != nil {
+		st.lastByte.Store(int64(t))
+	}
 	if bytes.Equal(data, doneMarker) {
 		return true
 	}
@@ -392,6 +402,17 @@ func statusError(resp *http.Response) string {
 		return reason + ": " + b
 	}
 	return reason
+}
+
+// requestError is the error text of a transport failure; one that hit the
+// request timeout (Config.Timeout, both HTTP paths word it "Client.Timeout
+// ...") says so first.
+func (c *Client) requestError(err error) string {
+	s := requestError(err)
+	if c.cfg.Timeout > 0 && strings.Contains(s, "Client.Timeout") && !errors.Is(err, context.Canceled) {
+		return fmt.Sprintf("request timed out: no complete answer within %s (target.request_timeout): %s", c.cfg.Timeout, s)
+	}
+	return s
 }
 
 // requestError is the error text of a transport failure.

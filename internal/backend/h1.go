@@ -317,7 +317,7 @@ func (c *Client) sendH1(ctx context.Context, p *Prepared, rec *record.Record, no
 	}
 	cn, err := h.pool.get(ctx, h)
 	if err != nil {
-		rec.Error = requestError(h.headError(ctx, err))
+		rec.Error = c.requestError(h.headError(ctx, err))
 		return
 	}
 	for retried := false; ; retried = true {
@@ -331,7 +331,7 @@ func (c *Client) sendH1(ctx context.Context, p *Prepared, rec *record.Record, no
 		_ = cn.Close()
 		rec.Start = now()
 		if cn, err = h.pool.dial(ctx, h); err != nil {
-			rec.Error = requestError(h.headError(ctx, err))
+			rec.Error = c.requestError(h.headError(ctx, err))
 			return
 		}
 	}
@@ -404,7 +404,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	}
 	if err := cn.SetDeadline(x.deadline); err != nil {
 		c.h1.pool.discard(cn)
-		rec.Error = requestError(x.h.headError(ctx, err))
+		rec.Error = c.requestError(x.h.headError(ctx, err))
 		return false
 	}
 	stop := func() bool { return true }
@@ -436,7 +436,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 			x.h.noteStale(cn)
 			return true
 		}
-		rec.Error = requestError(x.h.headError(ctx, err))
+		rec.Error = c.requestError(x.h.headError(ctx, err))
 		return false
 	}
 
@@ -453,7 +453,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 		if err == io.EOF && !r.gotByte {
 			err = errClosedBeforeAnswer
 		}
-		rec.Error = requestError(x.h.headError(ctx, err))
+		rec.Error = c.requestError(x.h.headError(ctx, err))
 		return false
 	}
 	rec.Status = r.status

@@ -30,6 +30,8 @@ import (
 //	fakeserve llamacpp-novocab N
 //	                        the same, with a /v1/models that does not say
 //	fakeserve hang          accepts connections and never answers
+//	fakeserve headers       answers completions with a 200 and SSE headers,
+//	                        then nothing until the client goes away
 //	fakeserve hangtokenize  /tokenize and /detokenize never answer
 //	fakeserve auth KEY      every request needs Authorization: Bearer KEY
 //	                        (else 401), /tokenize and /detokenize also a
@@ -39,7 +41,7 @@ import (
 func fakeserve(ts *testscript.TestScript, neg bool, args []string) {
 	hasArg := args[0] == "auth" || args[0] == "llamacpp-vocab" || args[0] == "llamacpp-novocab"
 	if neg || len(args) == 0 || hasArg != (len(args) == 2) || len(args) > 2 {
-		ts.Fatalf("usage: fakeserve llamacpp|llamacpp-vocab N|hang|hangtokenize|auth KEY")
+		ts.Fatalf("usage: fakeserve llamacpp|llamacpp-vocab N|llamacpp-novocab N|hang|headers|hangtokenize|auth KEY")
 	}
 	tok, err := tokenizer.Builtin("o200k_base")
 	ts.Check(err)
@@ -83,6 +85,17 @@ func fakeserve(ts *testscript.TestScript, neg bool, args []string) {
 		h = llamaVocab(n, args[0] == "llamacpp-vocab", vllm)
 	case "hang":
 		h = hang
+	case "headers":
+		h = func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasSuffix(r.URL.Path, "/completions") {
+				vllm.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			hang(w, r)
+		}
 	case "hangtokenize":
 		h = func(w http.ResponseWriter, r *http.Request) {
 			if isTokenize(r) {

@@ -42,7 +42,7 @@ const defaultHeartbeat = 10 * time.Second
 // noise, it prints a heartbeat line every interval instead, from a
 // goroutine of its own so that a stalled run is still reported:
 //
-//	progress: 9/20 requests done (45%), 1 failed, 00:02 elapsed, 4.50 req/s
+//	progress: 9/20 requests done (45%), 1 failed, 00:02 elapsed, 4.50 req/s, 8 in flight, last response message 0.1s ago
 //
 // and a last one when the run ends, if it printed any. done is all a
 // finished request costs (a sink, on the dispatcher's sink goroutine, off
@@ -63,6 +63,61 @@ type progress struct {
 	beats int        // heartbeat lines printed
 	stop  chan struct{}
 	ended chan struct{}
+
+	// act, when set, tells the requests in flight and when the last
+	// response byte arrived, so that a stalled server shows.
+	act *activity
+}
+
+// activity is what a run's requests are doing, for the progress display:
+// the requests being sent or answered, and the run-clock time of the last
+// response message. The sender and the backend keep it with atomics.
+type activity struct {
+	inflight atomic.Int64
+	lastByte atomic.Int64                         // run-clock ns; 0: none yet
+	clock    atomic.Pointer[func() time.Duration] // the run's clock, once known
+}
+
+// send wraps one request's send: counted in flight while it runs.
+func (a *activity) send(now func() time.Duration, send func()) {
+	if a.clock.Load() == nil {
+		a.clock.CompareAndSwap(nil, &now)
+	}
+	a.inflight.Add(1)
+	defer a.inflight.Add(-1)
+	send()
+}
+
+// stall describes the requests in flight: "4 in flight, last response
+// message 12s ago" (or "no response message yet"); "" when none is.
+func (a *activity) stall() string {
+	if a == nil {
+		return ""
+	}
+	n := a.inflight.Load()
+	clock := a.clock.Load()
+	if n <= 0 || clock == nil {
+		return ""
+	}
+	last := a.lastByte.Load()
+	if last == 0 {
+		return fmt.Sprintf("%d in flight, no response message yet", n)
+	}
+	ago := max((*clock)()-time.Duration(last), 0)
+	return fmt.Sprintf("%d in flight, last response message %s ago", n, ago.Truncate(time.Second/10))
+}
+
+// stalled reports whether the requests in flight have had no byte for at
+// least d (none in flight: false).
+func (a *activity) stalled(d time.Duration) bool {
+	if a == nil || a.inflight.Load() <= 0 {
+		return false
+	}
+	clock := a.clock.Load()
+	if clock == nil {
+		return false
+	}
+	return (*clock)()-time.Duration(a.lastByte.Load()) >= d
 }
 
 func newProgress(w io.Writer, total int, disabled bool) *progress {
@@ -75,7 +130,10 @@ func newProgress(w io.Writer, total int, disabled bool) *progress {
 	var tick <-chan time.Time
 	stopTick := func() {}
 	tty := isTerminal(w)
-	if !disabled && !tty {
+	if tty {
+		interval = time.Second // a stalled bar is redrawn each second
+	}
+	if !disabled {
 		t := time.NewTicker(interval)
 		tick, stopTick = t.C, t.Stop
 	}
@@ -87,7 +145,7 @@ func newProgress(w io.Writer, total int, disabled bool) *progress {
 // each tick, as of the tick's time, until finish, which calls stopTick.
 func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.Time, tick <-chan time.Time, stopTick func()) *progress {
 	p := &progress{w: w, total: total, start: now(), now: now, tty: tty, on: !disabled}
-	if p.on && !tty && tick != nil {
+	if p.on && tick != nil {
 		p.stop, p.ended = make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(p.ended)
@@ -95,6 +153,10 @@ func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.T
 			for {
 				select {
 				case t := <-tick:
+					if tty {
+						p.redraw(t)
+						continue
+					}
 					p.mu.Lock()
 					p.beats++
 					fmt.Fprintln(p.w, p.heartbeat(t))
@@ -122,6 +184,19 @@ func (p *progress) done(rec *record.Record) {
 		return
 	}
 	if now := p.now(); now.Sub(p.last) >= 100*time.Millisecond || int(n) == p.total {
+		p.mu.Lock()
+		p.last = now
+		fmt.Fprint(p.w, "\r"+p.bar(now))
+		p.mu.Unlock()
+	}
+}
+
+// redraw draws the terminal bar again when no request has finished for a
+// second, so that a stalled run shows it (the tick goroutine calls it).
+func (p *progress) redraw(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.last) >= time.Second {
 		p.last = now
 		fmt.Fprint(p.w, "\r"+p.bar(now))
 	}
@@ -158,8 +233,15 @@ func (p *progress) bar(now time.Time) string {
 		remaining = tqdmInterval(time.Duration(float64(total-n) / r * float64(time.Second)))
 	}
 	fmt.Fprintf(&b, "| %d/%d [%s<%s, %sit/s]", n, total, tqdmInterval(elapsed), remaining, rate)
+	if p.act.stalled(stallShown) {
+		b.WriteString(" " + p.act.stall())
+	}
 	return b.String()
 }
+
+// stallShown is how long the requests in flight must have had no byte for
+// the terminal bar to say so.
+const stallShown = time.Second
 
 // heartbeat is the progress line printed off a terminal at now.
 func (p *progress) heartbeat(now time.Time) string {
@@ -173,8 +255,12 @@ func (p *progress) heartbeat(now time.Time) string {
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(n) / s
 	}
-	return fmt.Sprintf("progress: %d/%d requests done (%.0f%%), %d failed, %s elapsed, %.2f req/s",
+	line := fmt.Sprintf("progress: %d/%d requests done (%.0f%%), %d failed, %s elapsed, %.2f req/s",
 		n, p.total, pct, failed, tqdmInterval(elapsed), rate)
+	if st := p.act.stall(); st != "" {
+		line += ", " + st
+	}
+	return line
 }
 
 // tqdmInterval is tqdm's format_interval: "mm:ss", or "h:mm:ss" from an
@@ -194,6 +280,10 @@ func (p *progress) finish() {
 	if !p.on {
 		return
 	}
+	if p.stop != nil {
+		close(p.stop)
+		<-p.ended
+	}
 	if p.tty {
 		fmt.Fprintln(p.w, "\r"+p.bar(p.now()))
 		return
@@ -201,8 +291,6 @@ func (p *progress) finish() {
 	if p.stop == nil {
 		return
 	}
-	close(p.stop)
-	<-p.ended
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.beats > 0 {

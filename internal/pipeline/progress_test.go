@@ -128,3 +128,43 @@ func TestProgressQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestActivityStall checks what the progress display says of the requests
+// in flight, from the run's clock and the last message's time.
+func TestActivityStall(t *testing.T) {
+	tests := []struct {
+		name              string
+		inflight          int64
+		last, now         time.Duration
+		clock             bool
+		want              string
+		stalledForASecond bool
+	}{
+		{"nothing in flight", 0, 0, 5 * time.Second, true, "", false},
+		{"no clock yet", 2, 0, 0, false, "", false},
+		{"no message yet", 4, 0, 3 * time.Second, true, "4 in flight, no response message yet", true},
+		{"a message just now", 8, 2990 * time.Millisecond, 3 * time.Second, true, "8 in flight, last response message 0s ago", false},
+		{"stalled", 2, 1 * time.Second, 13270 * time.Millisecond, true, "2 in flight, last response message 12.2s ago", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a activity
+			a.inflight.Store(tt.inflight)
+			a.lastByte.Store(int64(tt.last))
+			if tt.clock {
+				now := func() time.Duration { return tt.now }
+				a.clock.Store(&now)
+			}
+			if got := a.stall(); got != tt.want {
+				t.Errorf("stall() = %q, want %q", got, tt.want)
+			}
+			if got := a.stalled(time.Second); got != tt.stalledForASecond {
+				t.Errorf("stalled(1s) = %v, want %v", got, tt.stalledForASecond)
+			}
+		})
+	}
+	var none *activity
+	if none.stall() != "" || none.stalled(0) {
+		t.Error("a run without activity says something")
+	}
+}

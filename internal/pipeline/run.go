@@ -108,6 +108,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outc
 // preparedRun is a run whose stages are ready: the tokenizer, the target,
 // the dataset's requests prepared by the backend client, and the schedule.
 type preparedRun struct {
+	// activity is what the timed requests are doing, for the progress
+	// display (the client writes the last byte's time to it).
+	activity activity
 	sc       *scenario.Scenario
 	tok      tokenizer.Tokenizer
 	tokName  string
@@ -209,8 +212,10 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		MaxConns:  maxConc,
 		Insecure:  sc.Target.Insecure,
 		CAFile:    sc.Target.CAFile,
+		Timeout:   time.Duration(sc.Target.RequestTimeoutSeconds() * float64(time.Second)),
 
 		TraceContext: sc.Metrics.TraceContext,
+		LastByte:     &pr.activity.lastByte,
 	})
 	if err != nil {
 		return nil, err
@@ -311,6 +316,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
 	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
+	progress.act = &pr.activity
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
@@ -320,7 +326,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome,
 	}
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe)},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
-			client.Send(ctx, &prepared[i], rec, now)
+			pr.activity.send(now, func() { client.Send(ctx, &prepared[i], rec, now) })
 		}))
 	samples := sampler.stop()
 	progress.finish()

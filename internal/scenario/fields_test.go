@@ -54,6 +54,7 @@ var implemented = map[string]string{
 	"target.headers":           "sent on every request; backend/h1_test.go, testdata/script/export_hash.txtar",
 	"target.insecure":          "TLS verification (experiment/single.go, backend/server.go); no test yet",
 	"target.ca_file":           "TLS roots; backend/server_test.go",
+	"target.request_timeout":   "bounds each request; testdata/script/request_timeout.txtar",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
 	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
 	"target.lora_modules":      "per-request payload model; pipeline/lora_test.go, testdata/script/lora.txtar",

@@ -63,6 +63,9 @@ type Target struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Insecure disables TLS certificate verification.
 	Insecure bool `json:"insecure"`
+	// RequestTimeout bounds one request, in seconds; 0 (unset) is vLLM's
+	// six hours (DefaultRequestTimeout).
+	RequestTimeout float64 `json:"request_timeout,omitempty"`
 	// CAFile is an extra PEM CA bundle for TLS verification.
 	CAFile string `json:"ca_file,omitempty"`
 	// Simulator, when set, makes vbench start its built-in simulated server
@@ -631,4 +634,16 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	}
 	*f = Float(v)
 	return nil
+}
+
+// DefaultRequestTimeout is target.request_timeout when it is unset: vLLM's
+// client total timeout (aiohttp.ClientTimeout(total=6*60*60)).
+const DefaultRequestTimeout = 6 * 60 * 60
+
+// RequestTimeoutSeconds is target.request_timeout, or its default.
+func (t Target) RequestTimeoutSeconds() float64 {
+	if t.RequestTimeout > 0 {
+		return t.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }
