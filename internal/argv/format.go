@@ -104,6 +104,8 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.simulator", "the built-in simulator has no vllm bench serve form (run `vbench sim` and set target.base_url instead)")
 	case t.CAFile != "":
 		return no("target.ca_file", "vllm bench serve has no flag for a CA file")
+	case t.RequestTimeout != 0 && t.RequestTimeout != scenario.DefaultRequestTimeout:
+		return no("target.request_timeout", "vllm bench serve has no flag for the request timeout (its client waits up to 6 hours)")
 	case s.Tokenizer.Revision != "":
 		return no("tokenizer.revision", "vllm bench serve has no flag for a tokenizer revision")
 	case ds == nil:
