@@ -76,7 +76,8 @@ func TestEventLatenessExposition(t *testing.T) {
 		}
 		// Cauchy–Schwarz: Σx² ≥ (Σx)²/n.
 		n, sum, sumSq := float64(tt.count), h.GetSampleSum(), sq[tt.event].GetCounter().GetValue()
-		if sumSq < sum*sum/n*(1-1e-9) || sum <= 0 {
+		// Lateness is never negative; it may be 0 on an idle machine.
+		if sumSq < sum*sum/n*(1-1e-9) || sum < 0 {
 			t.Errorf("%s: sum %v, sum of squares %v", tt.event, sum, sumSq)
 		}
 	}
@@ -84,9 +85,11 @@ func TestEventLatenessExposition(t *testing.T) {
 	itlSq := fams["vbench_sim_written_itl_squared_seconds_total"].GetMetric()[0].GetCounter().GetValue()
 	n := float64(itl.GetSampleCount())
 	mean := itl.GetSampleSum() / n
-	// A late token shortens the next gap, so single gaps may be below the
-	// ITL; their mean and spread are only sane.
-	if v := itlSq/n - mean*mean; n != requests*(tokens-1) || v < -1e-15 || mean <= 0 || math.Sqrt(math.Max(v, 0)) > 0.1 {
+	// A late token shortens the next gap, and two tokens written at once
+	// have a gap of 0, so nothing about the gaps' size depends on the
+	// machine being idle: only their count, that none is negative, and that
+	// the squares are consistent with the sum (a variance ≥ 0) are checked.
+	if v := itlSq/n - mean*mean; n != requests*(tokens-1) || v < -1e-12*math.Max(mean*mean, 1e-12) || mean < 0 {
 		t.Errorf("written ITL: %v gaps, mean %v s, variance %v s²", n, mean, v)
 	}
 }
