@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -37,22 +40,22 @@ func schemaLeaves(v cue.Value, prefix string) []string {
 
 // implemented lists every leaf field of #Scenario that vbench implements,
 // with where it takes effect and the test that shows it changes something
-// observable. "no test yet" marks an implemented field that no test pins;
-// it is a gap to close, not a pass.
+// observable: the files and Test functions named must exist
+// (TestImplementedEvidence), and "no test yet" fails.
 var implemented = map[string]string{
 	"schema": "version check at load; load_test.go (wrong version)",
 	"name":   "result file name and report; testdata/script/run_sim.txtar, report_dir.txtar",
 	"seed":   "dataset sampling and arrival times; testdata/script/repeat_stats.txtar, compare_ab.txtar",
 
 	"target.base_url":          "request URL; testdata/script/run_sim.txtar",
-	"target.host":              "request URL without base_url (experiment/single.go); no test yet",
-	"target.port":              "request URL without base_url (experiment/single.go); no test yet",
+	"target.host":              "request URL without base_url; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
+	"target.port":              "request URL without base_url; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.endpoint":          "request URL path; testdata/script/vet_errors.txtar (openai-chat needs /v1/chat/completions), run_sim.txtar",
 	"target.backend":           "payload and decoder; backend/backend_test.go, testdata/script/vet_errors.txtar",
 	"target.model":             "payload model and result model_id; testdata/script/run_sim.txtar",
-	"target.served_model_name": "payload model; experiment/tokenizer_test.go",
+	"target.served_model_name": "payload model and /tokenize model; pipeline/tokenizer_test.go (TestLoadTokenizerEnv)",
 	"target.headers":           "sent on every request; backend/h1_test.go, testdata/script/export_hash.txtar",
-	"target.insecure":          "TLS verification (experiment/single.go, backend/server.go); no test yet",
+	"target.insecure":          "TLS verification; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.ca_file":           "TLS roots; backend/server_test.go",
 	"target.request_timeout":   "bounds each request; testdata/script/request_timeout.txtar",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
@@ -65,15 +68,15 @@ var implemented = map[string]string{
 	"target.simulator.jitter_ms":              "simulated jitter; sim/stream_test.go (Config.Jitter), testdata/script/compare_aa.txtar",
 	"target.simulator.prefill_us_per_token":   "simulated prefill; sim/stream_test.go (Config.PrefillPerToken)",
 	"target.simulator.output_len":             "output length without max tokens; sim/generate_test.go (Config.DefaultOutputLen)",
-	"target.simulator.model":                  "served model name (experiment/single.go, sim Config.Model); no test yet",
+	"target.simulator.model":                  "served model name and result model_id; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.simulator.seed":                   "simulator jitter and text; sim/schedule_test.go (Config.Seed)",
 	"target.simulator.spec_decode.tokens":     "simulated spec-decode counters; testdata/script/run_spec_decode.txtar",
 	"target.simulator.spec_decode.acceptance": "simulated acceptance; testdata/script/run_spec_decode.txtar",
 
 	"tokenizer.name":      "client tokenizer; testdata/script/tokenize_builtin.txtar, run_sim.txtar",
 	"tokenizer.revision":  "Hub revision; testdata/script/tokenize_hub.txtar, hub/hub_test.go",
-	"tokenizer.mode":      "tokenizer loading (experiment/tokenizer.go); no test yet",
-	"tokenizer.skip_init": "no client tokenizer; experiment/tokenizer_test.go",
+	"tokenizer.mode":      "accepted, with one warning that vbench uses its own tokenizer; pipeline/tokenizer_test.go (TestLoadTokenizerEnv mode warns once)",
+	"tokenizer.skip_init": "no client tokenizer; pipeline/tokenizer_test.go (TestLoadTokenizerEnv), testdata/script/token_accounting.txtar",
 	// vbench never runs a tokenizer's Python code, so there is nothing to
 	// trust; the field exists so that vLLM command lines (Kimi needs
 	// --trust-remote-code) import and run unchanged.
@@ -150,26 +153,26 @@ var implemented = map[string]string{
 	"load.request_rate":            "arrival rate; schedule/schedule_test.go, testdata/script/repeat_stats.txtar",
 	"load.burstiness":              "arrival gaps; schedule/schedule_test.go",
 	"load.max_concurrency":         "in-flight limit; testdata/script/run_sim.txtar",
-	"load.ramp_up.strategy":        "ramp-up; experiment/rampup_test.go, run_test.go",
-	"load.ramp_up.start_rps":       "ramp-up; experiment/rampup_test.go",
-	"load.ramp_up.end_rps":         "ramp-up; experiment/rampup_test.go",
-	"load.num_warmups":             "warmup requests before the run (experiment/run.go); no test yet",
-	"load.ready_check_timeout_sec": "ready check before the run (experiment/run.go); no test yet",
+	"load.ramp_up.strategy":        "ramp-up; schedule/schedule_test.go (TestSecondsRampUpGamma), pipeline/rampup_test.go",
+	"load.ramp_up.start_rps":       "ramp-up; schedule/schedule_test.go (TestSecondsRampUpGamma), pipeline/rampup_test.go",
+	"load.ramp_up.end_rps":         "ramp-up; schedule/schedule_test.go (TestSecondsRampUpGamma), pipeline/rampup_test.go",
+	"load.num_warmups":             "warmup requests before the run; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
+	"load.ready_check_timeout_sec": "ready check before the run; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"load.probe_request_rate":      "probe requests next to the run; run/probe_test.go, pipeline/probe_test.go, testdata/script/probe_requests.txtar",
 
 	"sampling.temperature":        "payload; backend/backend_test.go, testdata/script/temperature_warning.txtar",
 	"sampling.top_p":              "payload; testdata/script/serve_dialect.txtar",
 	"sampling.top_k":              "payload; testdata/script/serve_dialect.txtar",
-	"sampling.min_p":              "payload (experiment/run.go samplingBody); no test yet",
-	"sampling.frequency_penalty":  "payload (experiment/run.go samplingBody); no test yet",
-	"sampling.presence_penalty":   "payload (experiment/run.go samplingBody); no test yet",
+	"sampling.min_p":              "payload; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
+	"sampling.frequency_penalty":  "payload; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
+	"sampling.presence_penalty":   "payload; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"sampling.repetition_penalty": "payload; backend/backend_test.go",
 	"sampling.ignore_eos":         "payload; backend/backend_test.go",
 	"sampling.logprobs":           "payload; backend/backend_test.go",
 	"sampling.extra_body":         "payload; testdata/script/serve_dialect.txtar",
 
 	"metrics.percentile_metrics": "reported percentiles; testdata/script/serve_outputs.txtar",
-	"metrics.metric_percentiles": "reported percentiles; experiment/run_test.go",
+	"metrics.metric_percentiles": "reported percentiles; pipeline/run_test.go, testdata/script/serve_outputs.txtar",
 	"metrics.goodput.ttft":       "goodput; metrics/metrics_test.go, testdata/script/serve_outputs.txtar",
 	"metrics.goodput.tpot":       "goodput; metrics/metrics_test.go",
 	"metrics.goodput.e2el":       "goodput; metrics/metrics_test.go",
@@ -239,14 +242,6 @@ func TestSchemaFieldsAccounted(t *testing.T) {
 			t.Errorf("schema field %s is neither implemented (the implemented list, with a test) nor refused (scenario.unimplemented)", path)
 		}
 	}
-	var gaps []string
-	for path, evidence := range implemented {
-		if strings.Contains(evidence, "no test yet") {
-			gaps = append(gaps, path)
-		}
-	}
-	slices.Sort(gaps)
-	t.Logf("implemented fields no test pins yet: %s", strings.Join(gaps, ", "))
 	for path := range implemented {
 		if !slices.Contains(leaves, path) {
 			t.Errorf("implemented lists %s, which is not a schema field", path)
@@ -293,6 +288,60 @@ func TestUnimplementedRefused(t *testing.T) {
 			src := field + ": " + v[1] + "\n" + rest(u.Path)
 			if _, err := LoadBytes("x.cue", []byte(src), Options{}); err != nil {
 				t.Errorf("%s at its default %s: %v", u.Path, v[1], err)
+			}
+		}
+	}
+}
+
+// evidenceRef finds the files an evidence string names: "pkg/file.go"
+// (under internal/), "testdata/script/x.txtar" or a bare "x.txtar" (a
+// script), a bare "file.go" (this package); and the Test and Fuzz
+// functions it names.
+var (
+	evidenceFile = regexp.MustCompile(`(?:\b[a-z_]+/)*[a-zA-Z0-9_]+\.(?:go|txtar)\b`)
+	evidenceFunc = regexp.MustCompile(`\b(?:Test|Fuzz)[A-Za-z0-9_]+`)
+)
+
+// TestImplementedEvidence checks that the evidence of every implemented
+// field names files that exist, that every Test or Fuzz function it names
+// is in one of them, and that no implemented field is left without a
+// test.
+func TestImplementedEvidence(t *testing.T) {
+	for path, evidence := range implemented {
+		if strings.Contains(evidence, "no test yet") {
+			t.Errorf("%s: implemented without a test (%s)", path, evidence)
+		}
+		if strings.HasPrefix(evidence, "accepted for vLLM compatibility, no effect by design") {
+			continue
+		}
+		files := evidenceFile.FindAllString(evidence, -1)
+		if len(files) == 0 {
+			t.Errorf("%s: the evidence names no file: %s", path, evidence)
+			continue
+		}
+		var texts []string
+		for _, f := range files {
+			var p string
+			switch {
+			case strings.HasPrefix(f, "testdata/"):
+				p = filepath.Join("..", "..", f)
+			case strings.HasSuffix(f, ".txtar"):
+				p = filepath.Join("..", "..", "testdata", "script", f)
+			case strings.Contains(f, "/"):
+				p = filepath.Join("..", f)
+			default:
+				p = f
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Errorf("%s: the evidence names %s, which does not exist (%v)", path, f, err)
+				continue
+			}
+			texts = append(texts, string(b))
+		}
+		for _, fn := range evidenceFunc.FindAllString(evidence, -1) {
+			if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "func "+fn+"(") }) {
+				t.Errorf("%s: the evidence names %s, which is in none of %v", path, fn, files)
 			}
 		}
 	}
