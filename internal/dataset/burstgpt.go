@@ -85,7 +85,7 @@ type BurstGPTRow struct {
 }
 
 // ReadBurstGPTFile reads a BurstGPT CSV file as vLLM's BurstGPTDataset
-// does (reference §4.6): it keeps, in file order, the rows whose "Model"
+// does (BurstGPTDataset in upstream vllm/benchmarks/datasets/datasets.py): it keeps, in file order, the rows whose "Model"
 // column is exactly "GPT-4" and whose "Response tokens" column is a number
 // above 0 (an empty one is pandas' NaN: the row is dropped), and of those
 // rows it reads the request and response token counts by position, the
@@ -237,7 +237,7 @@ func burstGPTRequest(tok tokenizer.Tokenizer, i int, row BurstGPTRow, idPrefix s
 	return Request{Prompt: tok.Decode(ids), PromptLen: row.Request, OutputLen: row.Response, ID: idPrefix + strconv.Itoa(i)}, ids, nil
 }
 
-// BurstGPT generates vLLM's burstgpt dataset (reference §4.6) for
+// BurstGPT generates vLLM's burstgpt dataset (BurstGPTDataset, upstream vllm/benchmarks/datasets/datasets.py) for
 // numPrompts requests: the rows ReadBurstGPTFile keeps, sampled by
 // SampleBurstGPT, request i's prompt decoded from the token ids (i+j) mod
 // the tokenizer's vocabulary size for j below its request tokens, with the

@@ -201,7 +201,7 @@ func chatKwargs(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-// Custom generates vLLM's custom dataset (reference §4.4) for numPrompts
+// Custom generates vLLM's custom dataset (CustomDataset, upstream vllm/benchmarks/datasets/datasets.py) for numPrompts
 // requests (every line when numPrompts <= 0):
 //
 //  1. read the lines of spec.Path (ReadCustomFile); unless

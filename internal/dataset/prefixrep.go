@@ -63,7 +63,7 @@ func (s prefixRepetitionSource) Requests(_ context.Context, env Env) iter.Seq2[R
 }
 
 // PrefixRepetition generates vLLM's prefix_repetition dataset
-// (PrefixRepetitionRandomDataset, reference §4.5) for numPrompts requests
+// (PrefixRepetitionRandomDataset in upstream vllm/benchmarks/datasets/datasets.py) for numPrompts requests
 // with the given seed. It returns the requests in send order and the sum
 // of the length mismatches the fix-ups could not remove (vLLM's
 // token_mismatch_total, which it only logs). With V = tok.VocabSize():

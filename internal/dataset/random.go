@@ -111,7 +111,7 @@ func abs(n int) int {
 	return n
 }
 
-// Random generates vLLM's random dataset (reference §4.1), prompt for
+// Random generates vLLM's random dataset (RandomDataset, upstream vllm/benchmarks/datasets/datasets.py), prompt for
 // prompt and token for token, for numPrompts requests with the given seed.
 // With V = tok.VocabSize() and S = tok.NumSpecialTokensToAdd():
 //

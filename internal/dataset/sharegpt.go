@@ -137,7 +137,7 @@ type shareGPTTurn struct {
 }
 
 // ShareGPT samples vLLM's sharegpt dataset from the JSON file at path
-// (reference §4.2), request for request:
+// (ShareGPTDataset in upstream vllm/benchmarks/datasets/datasets.py), request for request:
 //
 //  1. Keep the entries whose "conversations" list has at least two turns
 //     (others, and entries without the key, are dropped as vLLM drops

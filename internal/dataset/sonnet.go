@@ -90,7 +90,7 @@ func SonnetLines(path string) ([]string, error) {
 	return lines, nil
 }
 
-// Sonnet generates vLLM's sonnet dataset (reference §4.3) for numPrompts
+// Sonnet generates vLLM's sonnet dataset (SonnetDataset, upstream vllm/benchmarks/datasets/datasets.py) for numPrompts
 // requests, drawing from CPython's random seeded with seed (vLLM's global
 // random, seeded once by --seed at start):
 //

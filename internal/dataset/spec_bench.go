@@ -51,7 +51,7 @@ func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reques
 	})
 }
 
-// SpecBench generates vLLM's spec_bench dataset (reference §4.8) for
+// SpecBench generates vLLM's spec_bench dataset (SpecBench, upstream vllm/benchmarks/datasets/datasets.py) for
 // numPrompts requests (every kept line when numPrompts <= 0): the first
 // turn of each line of spec.Path in spec.Category (every line when it is
 // ""), read by ReadSpecBenchFile, then vLLM's CustomDataset.sample with

@@ -64,7 +64,7 @@ func (s speedBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reque
 	})
 }
 
-// SpeedBench generates vLLM's speed_bench dataset (reference §4.8) for
+// SpeedBench generates vLLM's speed_bench dataset (upstream vllm/benchmarks/datasets/datasets.py) for
 // numPrompts requests (every kept line when numPrompts <= 0): the content
 // of the first message of each line of spec.Subset's file in the
 // directory spec.Path, in spec.Category (every line when it is ""), read

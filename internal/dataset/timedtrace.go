@@ -298,7 +298,7 @@ func (c *traceBlocks) prompt(ids []uint64, input int) []int {
 	return out
 }
 
-// TimedTrace reads vLLM's timed_trace dataset (reference §4.8) from r, a
+// TimedTrace reads vLLM's timed_trace dataset (upstream vllm/benchmarks/datasets/datasets.py) from r, a
 // JSONL trace named spec.Path in its errors, and yields one request per
 // line, in file order, for the first env.NumPrompts lines:
 //

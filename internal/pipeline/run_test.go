@@ -24,7 +24,7 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// vLLM's result keys (reference §9.2) for a generation run with the
+// vLLM's result keys (upstream vllm/benchmarks/serve.py, benchmark()'s result dict) for a generation run with the
 // default percentile metrics, in order.
 var (
 	header = []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",

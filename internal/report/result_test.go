@@ -11,7 +11,7 @@ import (
 
 // legacyKeys are the keys the example files predate: their client wrote
 // latencies and queue_times only with --save-detailed, and not at all in
-// these runs. The production key list (reference §9.2) has them; the
+// these runs. The production key list (upstream vllm/benchmarks/serve.py, benchmark()'s result dict) has them; the
 // comparisons with the old files remove them from the built object.
 var legacyKeys = []string{"latencies", "queue_times"}
 

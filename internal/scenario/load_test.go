@@ -14,7 +14,7 @@ import (
 )
 
 // vllmDefaults is the scenario of an empty file, written out by hand from
-// `vllm bench serve`'s defaults (reference §2), not from the schema.
+// `vllm bench serve`'s defaults (upstream vllm/benchmarks/serve.py, add_cli_args), not from the schema.
 func vllmDefaults() *Scenario {
 	return &Scenario{
 		Schema: schema.Version,

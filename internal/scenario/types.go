@@ -216,7 +216,7 @@ func (r *RangeRatio) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(r))
 }
 
-// RandomDataset is vLLM's random dataset (reference §4.1).
+// RandomDataset is vLLM's random dataset (RandomDataset in upstream vllm/benchmarks/datasets/datasets.py).
 type RandomDataset struct {
 	// InputLen is the target prompt length in tokens (--random-input-len).
 	InputLen int `json:"input_len"`

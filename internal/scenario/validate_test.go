@@ -9,7 +9,7 @@ import (
 )
 
 // TestValidationRules loads one scenario per rule of `vllm bench serve`'s
-// main_async validation (reference §2), and per experiment rule.
+// main_async validation (upstream vllm/benchmarks/serve.py), and per experiment rule.
 func TestValidationRules(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
