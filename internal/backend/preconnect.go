@@ -101,14 +101,7 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	addr := net.JoinHostPort(u.Hostname(), port)
+	addr := DialAddr(u)
 	at := c.dial.clock() // the oldest connection's age bounds them all
 	conns := make([]net.Conn, n)
 	errs := make([]error, n)
@@ -141,4 +134,17 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 		return fmt.Errorf("connecting to %s: %w", addr, first)
 	}
 	return nil
+}
+
+// DialAddr is the host:port a request to u connects to: u's port, else the
+// scheme's (443 for https, 80 otherwise).
+func DialAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

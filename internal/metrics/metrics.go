@@ -450,6 +450,22 @@ func countGood(slo map[string]float64, ttfts, tpots, e2els []float64) int {
 	return good
 }
 
+// secondBins are vLLM's one-second bins over the successes: t0 = min
+// StartTime, and int(ceil(max(StartTime + Latency) - t0)) + 1 bins (0 when
+// the span is not a number).
+func secondBins(succ []Outcome) (t0 float64, nbins int) {
+	t0 = succ[0].StartTime
+	maxEnd := succ[0].StartTime + succ[0].Latency
+	for _, o := range succ[1:] {
+		t0 = min(t0, o.StartTime)
+		maxEnd = max(maxEnd, o.StartTime+o.Latency)
+	}
+	if math.IsNaN(maxEnd - t0) {
+		return t0, 0
+	}
+	return t0, int(math.Ceil(maxEnd-t0)) + 1
+}
+
 // peakOutputTokensPerSecond is vLLM's max_output_tokens_per_s over the
 // successes: with t0 = min StartTime and end = max(StartTime + Latency),
 // there are ceil(end - t0) + 1 one-second bins; each token-bearing message
@@ -457,13 +473,7 @@ func countGood(slo map[string]float64, ttfts, tpots, e2els []float64) int {
 // int(t - t0) (truncated), and the result is the fullest bin. It counts SSE
 // messages, not tokens.
 func peakOutputTokensPerSecond(succ []Outcome) float64 {
-	t0 := succ[0].StartTime
-	maxEnd := succ[0].StartTime + succ[0].Latency
-	for _, o := range succ[1:] {
-		t0 = min(t0, o.StartTime)
-		maxEnd = max(maxEnd, o.StartTime+o.Latency)
-	}
-	nbins := int(math.Ceil(maxEnd-t0)) + 1
+	t0, nbins := secondBins(succ)
 	if nbins <= 0 {
 		return 0
 	}
@@ -498,14 +508,8 @@ func peakOutputTokensPerSecond(succ []Outcome) float64 {
 // that run one after another within a second all count in it: three
 // sequential 0.2 s requests give 3.
 func concurrentRequestsPerSecond(succ []Outcome) int {
-	t0 := succ[0].StartTime
-	maxEnd := succ[0].StartTime + succ[0].Latency
-	for _, o := range succ[1:] {
-		t0 = min(t0, o.StartTime)
-		maxEnd = max(maxEnd, o.StartTime+o.Latency)
-	}
-	nbins := int(math.Ceil(maxEnd-t0)) + 1
-	if nbins <= 0 || math.IsNaN(maxEnd-t0) {
+	t0, nbins := secondBins(succ)
+	if nbins <= 0 {
 		return 0
 	}
 	bins := make([]int, nbins)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vbench/vbench/internal/backend"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -63,14 +64,7 @@ func preflight(ctx context.Context, sc *scenario.Scenario, env Env) error {
 	if proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil || proxy != nil {
 		return nil
 	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	addr := net.JoinHostPort(u.Hostname(), port)
+	addr := backend.DialAddr(u)
 	d := net.Dialer{Timeout: preflightTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err == nil {
