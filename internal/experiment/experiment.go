@@ -79,9 +79,11 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		return nil, err
 	}
 	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
-	// The results of the runs made now, in plan order (nil for the runs
-	// --resume skipped, which are read back from their files).
-	made := make([]*Outcome, len(plan.Runs))
+	// The summaries of the runs made now, in plan order (nil for the runs
+	// --resume skipped, which are read back from their files). A run's
+	// records and result document are dropped as soon as its summary is
+	// taken, so an experiment holds no more than one run at a time.
+	made := make([]*Result, len(plan.Runs))
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
 		if opt.Resume {
@@ -97,7 +99,9 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}
-		made[i] = out
+		if made[i], err = resultOf(out, false); err != nil {
+			return nil, fmt.Errorf("reading the result of run %d (%s): %w", i+1, run.Label, err)
+		}
 	}
 	sum, err := summarizePlan(plan, made)
 	if err != nil {
@@ -115,18 +119,19 @@ func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.Exp
 	return sum, GateError(sum)
 }
 
-// summarizePlan summarises the plan's results: those of the runs made
-// now from memory (made[i], nil for a run not made now), the others read
-// back from their files.
-func summarizePlan(plan *Plan, made []*Outcome) (*report.ExperimentSummary, error) {
+// summarizePlan summarises the plan's results: the summaries of the runs
+// made now (made[i], nil for a run not made now), the others read back
+// from their files; and, when the comparisons bootstrap over per-request
+// samples, every run's samples read back from its files.
+func summarizePlan(plan *Plan, made []*Result) (*report.ExperimentSummary, error) {
 	samples := needSamples(&plan.Spec)
 	var results []*Result
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
 		var res *Result
 		var err error
-		if i < len(made) && made[i] != nil {
-			res, err = resultOf(made[i], samples)
+		if i < len(made) && made[i] != nil && !samples {
+			res = made[i]
 		} else {
 			res, err = LoadResult(run.Path, samples)
 		}

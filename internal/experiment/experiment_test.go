@@ -189,9 +189,11 @@ load: num_prompts: 10
 	}
 }
 
-// An experiment summarises the runs it made from memory, and only the
-// runs --resume skipped from their files: with the files gone the summary
-// is the one the files gave.
+// An experiment keeps the summary of each run it made (not its records),
+// and summarises from those, reading from their files only the runs
+// --resume skipped and, when the comparisons bootstrap over per-request
+// samples, the samples: with the files gone, a repeat's summary is the one
+// the files gave.
 func TestSummarizeFromMemory(t *testing.T) {
 	dir := t.TempDir()
 	sc := loadScenario(t, `
@@ -200,32 +202,40 @@ tokenizer: name: "o200k_base"
 dataset: random: {input_len: 16, output_len: 4}
 load: num_prompts: 3
 output: {result_dir: "`+dir+`", disable_tqdm: true}
+repeat: count: 2
 compare: variants: {a: {}, b: load: max_concurrency: 1}
 `)
 	plan, err := Expand(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if needSamples(&plan.Spec) {
+		t.Fatal("repeats bootstrap over runs, not requests")
+	}
 	var stdout, stderr bytes.Buffer
-	made := make([]*Outcome, len(plan.Runs))
+	made := make([]*Result, len(plan.Runs))
+	var paths []string
 	for i := range plan.Runs {
-		if made[i], err = pipeline.RunInExperiment(context.Background(), plan.Runs[i].Scenario, testEnv(&stdout, &stderr), &plan.Runs[i].Info); err != nil {
+		out, err := pipeline.RunInExperiment(context.Background(), plan.Runs[i].Scenario, testEnv(&stdout, &stderr), &plan.Runs[i].Info)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if made[i], err = resultOf(out, false); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, out.ResultPath, out.RecordsPath)
 	}
 	fromFiles, err := summarizePlan(plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range plan.Runs {
-		for _, p := range []string{made[i].ResultPath, made[i].RecordsPath} {
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if _, err := summarizePlan(plan, nil); err == nil {
-		t.Fatal("summarised without the files or the outcomes")
+		t.Fatal("summarised without the files or the summaries")
 	}
 	fromMemory, err := summarizePlan(plan, made)
 	if err != nil {
