@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
 )
@@ -143,7 +144,7 @@ func experimentErr(err error) error {
 		return nil
 	case errors.Is(err, experiment.ErrGateFailed):
 		return &exitError{code: ExitGate, err: err}
-	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput), errors.Is(err, experiment.ErrInput):
+	case errors.Is(err, pipeline.ErrUnsupported), errors.Is(err, pipeline.ErrOutput), errors.Is(err, pipeline.ErrInput):
 		return usageErr(err)
 	}
 	return failErr(err)

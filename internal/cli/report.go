@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 )
 
@@ -88,7 +89,7 @@ func newReportCmd(p Process) *cobra.Command {
 // reportRecords prints the result block of the run whose records file is
 // at path.
 func reportRecords(ctx context.Context, p Process, path string) error {
-	f, err := experiment.Fold(ctx, path, experiment.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now})
+	f, err := pipeline.Fold(ctx, path, pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -107,7 +108,7 @@ func reportRecords(ctx context.Context, p Process, path string) error {
 	}); err != nil {
 		return failErr(err)
 	}
-	if _, err := fmt.Fprint(p.Stdout, f.NotSentLine()+experiment.ServerSamplesLine(f.ServerSamples)); err != nil {
+	if _, err := fmt.Fprint(p.Stdout, f.NotSentLine()+pipeline.ServerSamplesLine(f.ServerSamples)); err != nil {
 		return failErr(err)
 	}
 	return nil

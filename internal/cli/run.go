@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 )
 
 const runDoc = `Run the benchmark a scenario describes and print vLLM's result block.
@@ -81,7 +82,7 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 	if err != nil {
 		return err
 	}
-	env := experiment.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
+	env := pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
 	if experiment.IsExperiment(sc) {
 		plan, err := experiment.Expand(sc)
 		if err != nil {
@@ -100,20 +101,20 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 	if ef.overwrite {
 		sc.Output.Overwrite = true
 	}
-	_, err = experiment.Run(cmd.Context(), sc, env)
+	_, err = pipeline.Run(cmd.Context(), sc, env)
 	return runErr(err)
 }
 
 // runErr maps a run's error to its exit code: 2 when the scenario asks for
-// something vbench cannot run (experiment.ErrUnsupported), its result
-// cannot be written (experiment.ErrOutput) or its input is bad (no server
+// something vbench cannot run (pipeline.ErrUnsupported), its result
+// cannot be written (pipeline.ErrOutput) or its input is bad (no server
 // at the base URL, a missing or malformed dataset file:
-// experiment.ErrInput), else 1.
+// pipeline.ErrInput), else 1.
 func runErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrOutput), errors.Is(err, experiment.ErrInput):
+	case errors.Is(err, pipeline.ErrUnsupported), errors.Is(err, pipeline.ErrOutput), errors.Is(err, pipeline.ErrInput):
 		return usageErr(err)
 	}
 	return failErr(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -32,7 +32,7 @@ func stallserve(ts *testscript.TestScript, neg bool, args []string) {
 	cfg := sim.DefaultConfig()
 	tok, err := tokenizer.Builtin("o200k_base")
 	ts.Check(err)
-	cfg.Tokenizer = experiment.SimTokenizer(tok)
+	cfg.Tokenizer = pipeline.SimTokenizer(tok)
 	s, err := sim.New(cfg)
 	ts.Check(err)
 	var mu sync.Mutex

@@ -13,7 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vbench/vbench/internal/cli"
-	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
@@ -139,7 +139,7 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	if tok != "" {
 		t, err := tokenizer.Builtin(tok)
 		ts.Check(err)
-		cfg.Tokenizer = experiment.SimTokenizer(t)
+		cfg.Tokenizer = pipeline.SimTokenizer(t)
 	}
 	srv, err := sim.Start(cfg, "127.0.0.1:0")
 	ts.Check(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/argv"
-	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 )
 
 const serveDoc = `Run a vllm bench serve command line unchanged: vbench serve takes the flags
@@ -65,9 +65,9 @@ func doServe(cmd *cobra.Command, p Process, args []string) error {
 	if err != nil || pc == nil {
 		return err
 	}
-	_, err = experiment.Run(cmd.Context(), pc.Scenario, experiment.Env{
+	_, err = pipeline.Run(cmd.Context(), pc.Scenario, pipeline.Env{
 		Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now,
-		Argv: &experiment.ArgvMode{Extras: pc.Extras},
+		Argv: &pipeline.ArgvMode{Extras: pc.Extras},
 	})
 	return runErr(err)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vbench/vbench/internal/experiment"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/sim"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -46,7 +46,7 @@ func newSimCmd(p Process) *cobra.Command {
 				if err != nil {
 					return usageErr(fmt.Errorf("--tokenizer: %w", err))
 				}
-				cfg.Tokenizer = experiment.SimTokenizer(t)
+				cfg.Tokenizer = pipeline.SimTokenizer(t)
 			}
 			srv, err := sim.Start(cfg, addr)
 			if err != nil {

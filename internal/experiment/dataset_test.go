@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/sim"
 )
@@ -97,7 +98,7 @@ output: save_result: false
 				t.Fatalf("Check: %v", err)
 			}
 			var stdout bytes.Buffer
-			out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: io.Discard,
+			out, err := pipeline.Run(context.Background(), sc, pipeline.Env{Stdout: &stdout, Stderr: io.Discard,
 				Getenv: func(string) string { return "" }, Now: time.Now})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stdout.String())

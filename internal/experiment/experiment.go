@@ -71,7 +71,7 @@ var ErrGateFailed = errors.New("gate failed")
 // It stops at the first run that fails (the results written so far stay;
 // --resume continues). When a gate fails it returns the summary and an
 // error wrapping ErrGateFailed that names the failed gates.
-func Execute(ctx context.Context, plan *Plan, env Env, opt Options) (*report.ExperimentSummary, error) {
+func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*report.ExperimentSummary, error) {
 	if opt.DryRun {
 		return nil, writeDryRun(env.Stdout, plan, opt.Resume)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 )
 
-func testEnv(stdout, stderr *bytes.Buffer) Env {
-	return Env{Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Now: time.Now}
+func testEnv(stdout, stderr *bytes.Buffer) pipeline.Env {
+	return pipeline.Env{Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Now: time.Now}
 }
 
 // A sweep × compare × repeat experiment end to end against the simulator,

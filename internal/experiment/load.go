@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vbench/vbench/internal/metrics"
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
 )
@@ -77,7 +78,7 @@ func LoadResult(path string, samples bool) (*Result, error) {
 // resultOf is the Result of a run just made, from the result document and
 // the records it holds in memory: what LoadResult would read back from its
 // files.
-func resultOf(out *Outcome, samples bool) (*Result, error) {
+func resultOf(out *pipeline.Outcome, samples bool) (*Result, error) {
 	if out.ResultJSON == nil {
 		return nil, fmt.Errorf("the run saved no result")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -23,7 +24,7 @@ func TestCheckPlanOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "b.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkPlanOutput(plan, false); !errors.Is(err, ErrOutput) || !strings.Contains(err.Error(), "b.json already exists") {
+	if err := checkPlanOutput(plan, false); !errors.Is(err, pipeline.ErrOutput) || !strings.Contains(err.Error(), "b.json already exists") {
 		t.Fatalf("existing result: %v", err)
 	}
 	if err := checkPlanOutput(plan, true); err != nil {
@@ -36,7 +37,7 @@ func TestCheckPlanOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.records.jsonl"), []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkPlanOutput(plan, false); !errors.Is(err, ErrOutput) || !strings.Contains(err.Error(), "a.records.jsonl already exists") {
+	if err := checkPlanOutput(plan, false); !errors.Is(err, pipeline.ErrOutput) || !strings.Contains(err.Error(), "a.records.jsonl already exists") {
 		t.Fatalf("existing records: %v", err)
 	}
 	if err := os.Remove(filepath.Join(dir, "a.records.jsonl")); err != nil {
