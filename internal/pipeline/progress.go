@@ -57,7 +57,7 @@ type progress struct {
 	tty   bool
 	on    bool
 
-	last time.Time // the terminal bar's last draw (done is serial)
+	last time.Time // the terminal bar's last draw; guarded by mu
 
 	mu    sync.Mutex // serialises the heartbeat's writes with finish
 	beats int        // heartbeat lines printed
@@ -183,12 +183,13 @@ func (p *progress) done(rec *record.Record) {
 	if !p.on || !p.tty {
 		return
 	}
-	if now := p.now(); now.Sub(p.last) >= 100*time.Millisecond || int(n) == p.total {
-		p.mu.Lock()
+	now := p.now()
+	p.mu.Lock()
+	if now.Sub(p.last) >= 100*time.Millisecond || int(n) == p.total {
 		p.last = now
 		fmt.Fprint(p.w, "\r"+p.bar(now))
-		p.mu.Unlock()
 	}
+	p.mu.Unlock()
 }
 
 // redraw draws the terminal bar again when no request has finished for a

@@ -168,3 +168,32 @@ func TestActivityStall(t *testing.T) {
 		t.Error("a run without activity says something")
 	}
 }
+
+// On a terminal a stalled run is redrawn each tick once nothing was drawn
+// for a second, and the bar then says what is in flight.
+func TestProgressTerminalStall(t *testing.T) {
+	var clk fakeClock
+	clk.advance(time.Hour)
+	var out bytes.Buffer
+	tick := make(chan time.Time)
+	p := startProgress(&out, 4, false, true, clk.now, tick, func() {})
+	var act activity
+	runClock := func() time.Duration { return 3 * time.Second }
+	act.clock.Store(&runClock)
+	act.inflight.Store(4)
+	act.lastByte.Store(int64(time.Second))
+	p.act = &act
+	p.done(&record.Record{Success: true}) // drawn at once
+	clk.advance(500 * time.Millisecond)
+	tick <- clk.now() // drawn half a second ago: not again
+	clk.advance(time.Second)
+	tick <- clk.now() // redrawn, with the stall
+	clk.advance(time.Second)
+	p.finish()
+	if got := strings.Count(out.String(), "\r"); got != 3 {
+		t.Errorf("%d draws, want 3 (the request, the stall, finish):\n%q", got, out.String())
+	}
+	if !strings.Contains(out.String(), "| 1/4 [00:01<00:04,  0.67it/s] 4 in flight, last response message 2s ago\r") {
+		t.Errorf("output %q", out.String())
+	}
+}
