@@ -95,7 +95,7 @@ func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*r
 		}
 		ov.begin(i, run.Label)
 		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
-		out, err := pipeline.RunInExperiment(ctx, run.Scenario, env, &run.Info)
+		out, err := pipeline.RunInExperiment(ctx, run.Scenario, env, run.Info.JSON())
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}

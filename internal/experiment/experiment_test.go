@@ -216,7 +216,7 @@ compare: variants: {a: {}, b: load: max_concurrency: 1}
 	made := make([]*Result, len(plan.Runs))
 	var paths []string
 	for i := range plan.Runs {
-		out, err := pipeline.RunInExperiment(context.Background(), plan.Runs[i].Scenario, testEnv(&stdout, &stderr), &plan.Runs[i].Info)
+		out, err := pipeline.RunInExperiment(context.Background(), plan.Runs[i].Scenario, testEnv(&stdout, &stderr), plan.Runs[i].Info.JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,6 +75,16 @@ type RunInfo struct {
 	Spec *Spec `json:"spec"`
 }
 
+// JSON is the run information as the result's "vbench"."experiment"
+// holds it.
+func (i *RunInfo) JSON() json.RawMessage {
+	b, err := json.Marshal(i)
+	if err != nil {
+		panic(fmt.Sprintf("internal error: run information does not marshal: %v", err))
+	}
+	return b
+}
+
 // PlannedRun is one run of an experiment.
 type PlannedRun struct {
 	// Info places the run in the experiment.

@@ -29,8 +29,9 @@ type vbenchInfo struct {
 	// requests; vLLM's max_concurrent_requests counts the requests active
 	// in each one-second bin, so sequential requests count together.
 	PeakOverlappingRequests int `json:"peak_overlapping_requests,omitempty"`
-	// Experiment places the run in its experiment (sweep, repeat, compare).
-	Experiment any `json:"experiment,omitempty"`
+	// Experiment places the run in its experiment (sweep, repeat,
+	// compare): the experiment package's run information, as JSON.
+	Experiment json.RawMessage `json:"experiment,omitempty"`
 	// ClientHealth is the client's send lag and CPU use during the run.
 	ClientHealth *clientHealth `json:"client_health,omitempty"`
 	// SteadyState is the steady-state window of a closed-loop run and its

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -64,7 +65,7 @@ type Outcome struct {
 	TokenAccounting *metrics.TokenAccounting
 	// experiment places the run in its experiment; it is saved in the
 	// result's "vbench" object (nil for a single run).
-	experiment any
+	experiment json.RawMessage
 }
 
 // Run executes one scenario run end to end: tokenizer, target, dataset,
@@ -75,16 +76,19 @@ func Run(ctx context.Context, sc *scenario.Scenario, env Env) (*Outcome, error) 
 	return runOne(ctx, sc, env, nil)
 }
 
-// RunInExperiment is Run for one run of an experiment: exp (a JSON value,
-// not nil) is saved as the "experiment" member of the result's "vbench"
-// object.
-func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
+// RunInExperiment is Run for one run of an experiment: exp (a JSON
+// object, not empty) is saved as the "experiment" member of the result's
+// "vbench" object.
+func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMessage) (*Outcome, error) {
+	if len(exp) == 0 || !json.Valid(exp) {
+		return nil, fmt.Errorf("internal error: a run of an experiment needs its place in it as JSON, got %q", exp)
+	}
 	return runOne(ctx, sc, env, exp)
 }
 
 // runOne is Run for one run of an experiment: exp, when not nil, is saved
 // as the "experiment" member of the result's "vbench" object.
-func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp any) (*Outcome, error) {
+func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMessage) (*Outcome, error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
@@ -251,7 +255,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 // run through the dispatcher with its sinks (the records file, the metrics
 // accumulator, the progress bar), then the reports. exp, when not nil, is
 // saved as the "experiment" member of the result's "vbench" object.
-func (pr *preparedRun) execute(ctx context.Context, env Env, exp any) (*Outcome, error) {
+func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage) (*Outcome, error) {
 	sc, tok, tokName, tgt, client := pr.sc, pr.tok, pr.tokName, pr.tgt, pr.client
 	prepared, probe, offsets, maxConc := pr.prepared, pr.probe, pr.offsets, pr.maxConc
 	obs := env.observer()
