@@ -9,27 +9,16 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/vbench/vbench/internal/record"
 )
 
-// ServerSample is one reading of the server's load gauges, taken every
-// metrics.scrape_interval during the timed phase: vLLM's KV-cache
-// usage and its running and waiting request counts. Running and Waiting
-// are summed over the server's label sets (engines, models); KVCacheUsage
-// is their mean, so that it stays a fraction of the whole KV cache when
-// several engines (data parallelism) each report their own. A gauge the
-// server does not expose is -1.
-type ServerSample struct {
-	// At is when the scrape's response arrived, on the run's clock (the
-	// same zero as record.Record's times).
-	At time.Duration `json:"at_ns"`
-	// KVCacheUsage is vllm:kv_cache_usage_perc (a fraction in [0, 1]), or
-	// the older vllm:gpu_cache_usage_perc when the server has only that.
-	KVCacheUsage float64 `json:"kv_cache_usage"`
-	// Running is vllm:num_requests_running.
-	Running float64 `json:"running"`
-	// Waiting is vllm:num_requests_waiting.
-	Waiting float64 `json:"waiting"`
-}
+// ServerSample is one reading of the server's load gauges (see
+// record.ServerSample, where the type lives so that the records file can
+// hold it): vLLM's KV-cache usage and its running and waiting request
+// counts, the last two summed over the server's label sets (engines,
+// models), the first their mean; a gauge the server does not expose is -1.
+type ServerSample = record.ServerSample
 
 // vLLM's load gauges, read by exact family name.
 const (
@@ -38,9 +27,6 @@ const (
 	FamRequestsRunning = "vllm:num_requests_running"
 	FamRequestsWaiting = "vllm:num_requests_waiting"
 )
-
-// Empty reports a sample that holds none of the gauges.
-func (s ServerSample) Empty() bool { return s.KVCacheUsage < 0 && s.Running < 0 && s.Waiting < 0 }
 
 // gaugeAcc sums one gauge over its label sets.
 type gaugeAcc struct {

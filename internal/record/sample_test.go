@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// gauges stands in for promscrape.ServerSample (this package does not
-// import it).
-type gauges struct {
-	At      int64   `json:"at_ns"`
-	KV      float64 `json:"kv_cache_usage"`
-	Running float64 `json:"running"`
-	Waiting float64 `json:"waiting"`
-}
-
 // Server samples written between the records come back apart from them;
 // every reader of the records skips them.
 func TestFileSinkServerSamples(t *testing.T) {
@@ -35,7 +26,7 @@ func TestFileSinkServerSamples(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range 50 {
-			s.ServerSample(gauges{At: int64(i), KV: 0.5, Running: float64(i), Waiting: -1})
+			s.ServerSample(ServerSample{At: time.Duration(i), KVCacheUsage: 0.5, Running: float64(i), Waiting: -1})
 		}
 	})
 	for _, r := range recs {
@@ -63,8 +54,8 @@ func TestFileSinkServerSamples(t *testing.T) {
 		t.Fatalf("read %d records, %d samples, truncated %v", len(f.Records), len(f.ServerSamples), f.Truncated)
 	}
 	for i, raw := range f.ServerSamples {
-		var g gauges
-		if err := json.Unmarshal(raw, &g); err != nil || g.At != int64(i) || g.Running != float64(i) {
+		var g ServerSample
+		if err := json.Unmarshal(raw, &g); err != nil || g.At != time.Duration(i) || g.Running != float64(i) {
 			t.Errorf("sample %d = %s (%v)", i, raw, err)
 		}
 	}

@@ -135,17 +135,40 @@ func (s *FileSink) Record(rec *Record) {
 // "waiting": …}} (promscrape.ServerSample).
 const ServerSampleKey = "server_sample"
 
-// ServerSample writes v, a sample of the server's gauges, as one
-// {"server_sample": v} line; it may be called while records are sunk.
-func (s *FileSink) ServerSample(v any) {
+// ServerSample is one reading of the server's load gauges, taken every
+// metrics.scrape_interval during the timed phase (package promscrape reads
+// it): vLLM's KV-cache usage and its running and waiting request counts.
+// Running and Waiting are summed over the server's label sets (engines,
+// models); KVCacheUsage is their mean, so that it stays a fraction of the
+// whole KV cache when several engines (data parallelism) each report
+// their own. A gauge the server does not expose is -1.
+type ServerSample struct {
+	// At is when the scrape's response arrived, on the run's clock (the
+	// same zero as Record's times).
+	At time.Duration `json:"at_ns"`
+	// KVCacheUsage is vllm:kv_cache_usage_perc (a fraction in [0, 1]), or
+	// the older vllm:gpu_cache_usage_perc when the server has only that.
+	KVCacheUsage float64 `json:"kv_cache_usage"`
+	// Running is vllm:num_requests_running.
+	Running float64 `json:"running"`
+	// Waiting is vllm:num_requests_waiting.
+	Waiting float64 `json:"waiting"`
+}
+
+// Empty reports a sample that holds none of the gauges.
+func (s ServerSample) Empty() bool { return s.KVCacheUsage < 0 && s.Running < 0 && s.Waiting < 0 }
+
+// ServerSample writes a sample of the server's gauges as one
+// {"server_sample": ...} line; it may be called while records are sunk.
+func (s *FileSink) ServerSample(smp ServerSample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.writeLine(serverSampleLine{v}, "server sample")
+	s.writeLine(serverSampleLine{smp}, "server sample")
 }
 
 // serverSampleLine is the line ServerSample writes.
 type serverSampleLine struct {
-	Sample any `json:"server_sample"`
+	Sample ServerSample `json:"server_sample"`
 }
 
 func (s *FileSink) writeLine(v any, what string) bool {
