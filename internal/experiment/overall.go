@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vbench/vbench/internal/pipeline"
+	"github.com/vbench/vbench/internal/progress"
 )
 
 // overall is an experiment's progress line, written once before each run
@@ -25,7 +25,7 @@ type overall struct {
 }
 
 func newOverall(w io.Writer, total int, disabled bool) *overall {
-	return &overall{w: w, total: total, start: time.Now(), on: !disabled && pipeline.IsTerminal(w), now: time.Now}
+	return &overall{w: w, total: total, start: time.Now(), on: !disabled && progress.IsTerminal(w), now: time.Now}
 }
 
 // skip counts a run skipped by --resume.

@@ -13,6 +13,7 @@ import (
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/progress"
 	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
@@ -114,7 +115,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMes
 type preparedRun struct {
 	// activity is what the timed requests are doing, for the progress
 	// display (the client writes the last byte's time to it).
-	activity activity
+	activity progress.Activity
 	sc       *scenario.Scenario
 	tok      tokenizer.Tokenizer
 	tokName  string
@@ -219,7 +220,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		Timeout:   time.Duration(sc.Target.RequestTimeoutSeconds() * float64(time.Second)),
 
 		TraceContext: sc.Metrics.TraceContext,
-		LastByte:     &pr.activity.lastByte,
+		LastByte:     pr.activity.LastByte(),
 	})
 	if err != nil {
 		return nil, err
@@ -319,9 +320,8 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
-	progress := newProgress(env.Stderr, len(prepared), sc.Output.DisableTqdm)
-	progress.act = &pr.activity
-	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(progress.done)}
+	display := progress.New(env.Stderr, len(prepared), sc.Output.DisableTqdm, &pr.activity)
+	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done)}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
@@ -330,10 +330,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe)},
 		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
-			pr.activity.send(now, func() { client.Send(ctx, &prepared[i], rec, now) })
+			pr.activity.Send(now, func() { client.Send(ctx, &prepared[i], rec, now) })
 		}))
 	samples := sampler.stop()
-	progress.finish()
+	display.Finish()
 	var recErr error
 	if recFile != nil {
 		if recErr = recFile.Close(); recErr != nil {

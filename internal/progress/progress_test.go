@@ -1,4 +1,4 @@
-package pipeline
+package progress
 
 import (
 	"bytes"
@@ -64,11 +64,11 @@ func TestProgressTerminalRedraws(t *testing.T) {
 	var out bytes.Buffer
 	p := startProgress(&out, 3, false, true, clk.now, nil, nil)
 	ok := &record.Record{Success: true}
-	p.done(ok)
+	p.Done(ok)
 	clk.advance(10 * time.Millisecond)
-	p.done(ok) // too soon: not drawn
-	p.done(ok) // the last: drawn
-	p.finish()
+	p.Done(ok) // too soon: not drawn
+	p.Done(ok) // the last: drawn
+	p.Finish()
 	if got := strings.Count(out.String(), "\r"); got != 3 {
 		t.Errorf("%d draws, want 3 (first, last, finish):\n%q", got, out.String())
 	}
@@ -87,9 +87,9 @@ func TestProgressHeartbeat(t *testing.T) {
 	stopped := false
 	p := startProgress(&out, 5, false, false, clk.now, tick, func() { stopped = true })
 	ok, bad := &record.Record{Success: true}, &record.Record{Error: "boom"}
-	p.done(ok)
-	p.done(bad)
-	p.done(ok)
+	p.Done(ok)
+	p.Done(bad)
+	p.Done(ok)
 	if out.Len() != 0 {
 		t.Fatalf("drawn per request off a terminal: %q", out.String())
 	}
@@ -98,7 +98,7 @@ func TestProgressHeartbeat(t *testing.T) {
 	clk.advance(10 * time.Second)
 	tick <- clk.now() // received once the first line is written
 	clk.advance(10 * time.Second)
-	p.finish()
+	p.Finish()
 	want := "progress: 3/5 requests done (60%), 1 failed, 00:10 elapsed, 0.30 req/s\n" +
 		"progress: 3/5 requests done (60%), 1 failed, 00:20 elapsed, 0.15 req/s\n" +
 		"progress: 3/5 requests done (60%), 1 failed, 00:30 elapsed, 0.10 req/s\n"
@@ -121,8 +121,8 @@ func TestProgressQuiet(t *testing.T) {
 		var out bytes.Buffer
 		tick := make(chan time.Time)
 		p := startProgress(&out, 2, tt.disabled, tt.tty, clk.now, tick, func() {})
-		p.done(&record.Record{Success: true})
-		p.finish()
+		p.Done(&record.Record{Success: true})
+		p.Finish()
 		if out.Len() != 0 {
 			t.Errorf("%s: %q", tt.name, out.String())
 		}
@@ -148,7 +148,7 @@ func TestActivityStall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var a activity
+			var a Activity
 			a.inflight.Store(tt.inflight)
 			a.lastByte.Store(int64(tt.last))
 			if tt.clock {
@@ -163,9 +163,9 @@ func TestActivityStall(t *testing.T) {
 			}
 		})
 	}
-	var none *activity
+	var none *Activity
 	if none.stall() != "" || none.stalled(0) {
-		t.Error("a run without activity says something")
+		t.Error("a run without Activity says something")
 	}
 }
 
@@ -177,19 +177,19 @@ func TestProgressTerminalStall(t *testing.T) {
 	var out bytes.Buffer
 	tick := make(chan time.Time)
 	p := startProgress(&out, 4, false, true, clk.now, tick, func() {})
-	var act activity
+	var act Activity
 	runClock := func() time.Duration { return 3 * time.Second }
 	act.clock.Store(&runClock)
 	act.inflight.Store(4)
 	act.lastByte.Store(int64(time.Second))
 	p.act = &act
-	p.done(&record.Record{Success: true}) // drawn at once
+	p.Done(&record.Record{Success: true}) // drawn at once
 	clk.advance(500 * time.Millisecond)
 	tick <- clk.now() // drawn half a second ago: not again
 	clk.advance(time.Second)
 	tick <- clk.now() // redrawn, with the stall
 	clk.advance(time.Second)
-	p.finish()
+	p.Finish()
 	if got := strings.Count(out.String(), "\r"); got != 3 {
 		t.Errorf("%d draws, want 3 (the request, the stall, finish):\n%q", got, out.String())
 	}

@@ -1,4 +1,7 @@
-package pipeline
+// Package progress is a run's progress display on stderr: vLLM's tqdm bar
+// on a terminal, a heartbeat line elsewhere, and what the requests in
+// flight are doing, so that a stalled server shows.
+package progress
 
 import (
 	"fmt"
@@ -32,7 +35,7 @@ const progressIntervalEnv = "VBENCH_PROGRESS_INTERVAL"
 // defaultHeartbeat is how often a run off a terminal reports its progress.
 const defaultHeartbeat = 10 * time.Second
 
-// progress reports a run's progress on w (stderr) unless disabled
+// Display reports a run's progress on w (stderr) unless disabled
 // (output.disable_tqdm). On a terminal it draws vLLM's tqdm bar in place,
 // at most ten times a second:
 //
@@ -44,10 +47,10 @@ const defaultHeartbeat = 10 * time.Second
 //
 //	progress: 9/20 requests done (45%), 1 failed, 00:02 elapsed, 4.50 req/s, 8 in flight, last response message 0.1s ago
 //
-// and a last one when the run ends, if it printed any. done is all a
+// and a last one when the run ends, if it printed any. Done is all a
 // finished request costs (a sink, on the dispatcher's sink goroutine, off
 // the requests' path): two atomic adds, and on a terminal a clock read.
-type progress struct {
+type Display struct {
 	w     io.Writer
 	total int
 	ndone atomic.Int64
@@ -66,20 +69,21 @@ type progress struct {
 
 	// act, when set, tells the requests in flight and when the last
 	// response byte arrived, so that a stalled server shows.
-	act *activity
+	act *Activity
 }
 
-// activity is what a run's requests are doing, for the progress display:
+// Activity is what a run's requests are doing, for the display:
 // the requests being sent or answered, and the run-clock time of the last
 // response message. The sender and the backend keep it with atomics.
-type activity struct {
+type Activity struct {
 	inflight atomic.Int64
 	lastByte atomic.Int64                         // run-clock ns; 0: none yet
 	clock    atomic.Pointer[func() time.Duration] // the run's clock, once known
 }
 
-// send wraps one request's send: counted in flight while it runs.
-func (a *activity) send(now func() time.Duration, send func()) {
+// Send wraps one request's send: counted in flight while it runs. now is
+// the run's clock, the one the backend stamps messages with (LastByte).
+func (a *Activity) Send(now func() time.Duration, send func()) {
 	if a.clock.Load() == nil {
 		a.setClock(now)
 	}
@@ -92,13 +96,13 @@ func (a *activity) send(now func() time.Duration, send func()) {
 // only this first call moves a clock to the heap.
 //
 //go:noinline
-func (a *activity) setClock(now func() time.Duration) {
+func (a *Activity) setClock(now func() time.Duration) {
 	a.clock.CompareAndSwap(nil, &now)
 }
 
 // stall describes the requests in flight: "4 in flight, last response
 // message 12s ago" (or "no response message yet"); "" when none is.
-func (a *activity) stall() string {
+func (a *Activity) stall() string {
 	if a == nil {
 		return ""
 	}
@@ -115,9 +119,13 @@ func (a *activity) stall() string {
 	return fmt.Sprintf("%d in flight, last response message %s ago", n, ago.Truncate(time.Second/10))
 }
 
+// LastByte is where the backend stores the run-clock time of each
+// response message (backend.Config.LastByte).
+func (a *Activity) LastByte() *atomic.Int64 { return &a.lastByte }
+
 // stalled reports whether the requests in flight have had no byte for at
 // least d (none in flight: false).
-func (a *activity) stalled(d time.Duration) bool {
+func (a *Activity) stalled(d time.Duration) bool {
 	if a == nil || a.inflight.Load() <= 0 {
 		return false
 	}
@@ -128,7 +136,9 @@ func (a *activity) stalled(d time.Duration) bool {
 	return (*clock)()-time.Duration(a.lastByte.Load()) >= d
 }
 
-func newProgress(w io.Writer, total int, disabled bool) *progress {
+// New starts the display of a run of total requests on w (off when
+// disabled); act, when set, is what the requests in flight are doing.
+func New(w io.Writer, total int, disabled bool, act *Activity) *Display {
 	interval := defaultHeartbeat
 	if v := os.Getenv(progressIntervalEnv); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
@@ -145,14 +155,16 @@ func newProgress(w io.Writer, total int, disabled bool) *progress {
 		t := time.NewTicker(interval)
 		tick, stopTick = t.C, t.Stop
 	}
-	return startProgress(w, total, disabled, tty, time.Now, tick, stopTick)
+	p := startProgress(w, total, disabled, tty, time.Now, tick, stopTick)
+	p.act = act
+	return p
 }
 
 // startProgress is newProgress with the terminal test, the clock and the
 // heartbeat ticker given: off a terminal a heartbeat line is printed on
 // each tick, as of the tick's time, until finish, which calls stopTick.
-func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.Time, tick <-chan time.Time, stopTick func()) *progress {
-	p := &progress{w: w, total: total, start: now(), now: now, tty: tty, on: !disabled}
+func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.Time, tick <-chan time.Time, stopTick func()) *Display {
+	p := &Display{w: w, total: total, start: now(), now: now, tty: tty, on: !disabled}
 	if p.on && tick != nil {
 		p.stop, p.ended = make(chan struct{}), make(chan struct{})
 		go func() {
@@ -180,7 +192,7 @@ func startProgress(w io.Writer, total int, disabled, tty bool, now func() time.T
 
 // done counts one finished request (the run's sink goroutine calls it);
 // a request never sent is not counted.
-func (p *progress) done(rec *record.Record) {
+func (p *Display) Done(rec *record.Record) {
 	if rec.NotSent {
 		return // an interrupted run's queued request: neither done nor failed
 	}
@@ -202,7 +214,7 @@ func (p *progress) done(rec *record.Record) {
 
 // redraw draws the terminal bar again when no request has finished for a
 // second, so that a stalled run shows it (the tick goroutine calls it).
-func (p *progress) redraw(now time.Time) {
+func (p *Display) redraw(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if now.Sub(p.last) >= time.Second {
@@ -214,7 +226,7 @@ func (p *progress) redraw(now time.Time) {
 // bar is tqdm's default bar line ("{l_bar}{bar}| {n_fmt}/{total_fmt}
 // [{elapsed}<{remaining}, {rate_fmt}]") at now, 30 cells wide with
 // eighth-cell steps.
-func (p *progress) bar(now time.Time) string {
+func (p *Display) bar(now time.Time) string {
 	n, total := int(p.ndone.Load()), p.total
 	elapsed := now.Sub(p.start)
 	frac := 0.0
@@ -253,7 +265,7 @@ func (p *progress) bar(now time.Time) string {
 const stallShown = time.Second
 
 // heartbeat is the progress line printed off a terminal at now.
-func (p *progress) heartbeat(now time.Time) string {
+func (p *Display) heartbeat(now time.Time) string {
 	n, failed := p.ndone.Load(), p.nfail.Load()
 	elapsed := now.Sub(p.start)
 	pct := 0.0
@@ -285,7 +297,7 @@ func tqdmInterval(d time.Duration) string {
 
 // finish ends the bar's line on a terminal; off one it stops the heartbeat
 // and, if it printed any, prints the final count.
-func (p *progress) finish() {
+func (p *Display) Finish() {
 	if !p.on {
 		return
 	}
