@@ -1,13 +1,8 @@
 package pipeline
 
 import (
-	"bufio"
-	"fmt"
-	"math"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/vbench/vbench/internal/hostmem"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -68,82 +63,10 @@ func estimateMemory(sc *scenario.Scenario) (memoryEstimate, bool) {
 	return memoryEstimate{bytes: per * float64(sc.Load.NumPrompts), perRequest: per}, true
 }
 
-// availableMemory is the memory a run may use: /proc/meminfo's
-// MemAvailable, or what is left under the cgroup's limit if that is less.
-// It is a variable so that tests can set it.
+// availableMemory is the memory a run may use (hostmem.Available on this
+// machine). It is a variable so that tests can set it.
 var availableMemory = func() (uint64, string, bool) {
-	return readAvailableMemory("/proc/meminfo", "/sys/fs/cgroup")
-}
-
-// readAvailableMemory reads MemAvailable from meminfo and the memory left
-// under the cgroup (v2 memory.max − memory.current, or v1
-// memory/memory.limit_in_bytes − memory.usage_in_bytes) under cgroupRoot,
-// and returns the smaller with where it comes from. ok is false when
-// neither can be read (not Linux).
-func readAvailableMemory(meminfo, cgroupRoot string) (avail uint64, source string, ok bool) {
-	if kb, found := meminfoField(meminfo, "MemAvailable"); found {
-		avail, source, ok = kb*1024, "MemAvailable in "+meminfo, true
-	}
-	limit, used, cgFile, cgOK := cgroupMemory(cgroupRoot)
-	if cgOK {
-		left := uint64(0)
-		if limit > used {
-			left = limit - used
-		}
-		if !ok || left < avail {
-			avail, source, ok = left, fmt.Sprintf("the cgroup limit of %s (%s) less %s in use", formatBytes(float64(limit)), cgFile, formatBytes(float64(used))), true
-		}
-	}
-	return avail, source, ok
-}
-
-// meminfoField returns a "Name: N kB" field of /proc/meminfo, in kB.
-func meminfoField(path, name string) (uint64, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || k != name {
-			continue
-		}
-		n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		return n, err == nil
-	}
-	return 0, false
-}
-
-// cgroupMemory returns the memory limit and use of the process's cgroup:
-// cgroup v2 at root, else v1 under root/memory. ok is false when there is
-// no limit ("max", or v1's huge sentinel) or no cgroup file.
-func cgroupMemory(root string) (limit, used uint64, file string, ok bool) {
-	read := func(name string) (uint64, bool) {
-		b, err := os.ReadFile(root + "/" + name)
-		if err != nil {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-		return n, err == nil
-	}
-	for _, files := range [][2]string{
-		{"memory.max", "memory.current"},
-		{"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes"},
-	} {
-		l, lok := read(files[0])
-		if !lok {
-			continue
-		}
-		// cgroup v1 reports "no limit" as a page-rounded MaxInt64.
-		if l >= math.MaxInt64/2 {
-			return 0, 0, "", false
-		}
-		u, _ := read(files[1])
-		return l, u, root + "/" + files[0], true
-	}
-	return 0, 0, "", false
+	return hostmem.Available("/proc", "/sys/fs/cgroup")
 }
 
 // checkMemory refuses a run whose prepared requests cannot fit in the
@@ -161,20 +84,6 @@ func checkMemory(sc *scenario.Scenario) error {
 	r := sc.Dataset.Random
 	return unsupported("load.num_prompts %d: the prepared requests need about %s (%s per request for %d-token prompts and %d output tokens), "+
 		"more than the %s available (%s); lower load.num_prompts, dataset.random.input_len or dataset.random.output_len",
-		sc.Load.NumPrompts, formatBytes(est.bytes), formatBytes(est.perRequest), r.PrefixLen+r.InputLen, r.OutputLen,
-		formatBytes(float64(avail)), source)
-}
-
-// formatBytes writes n in binary units: "512 B", "3.2 GiB".
-func formatBytes(n float64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%.0f B", n)
-	}
-	exp := 0
-	for n >= unit && exp < 6 {
-		n /= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", n, "KMGTPE"[exp-1])
+		sc.Load.NumPrompts, hostmem.FormatBytes(est.bytes), hostmem.FormatBytes(est.perRequest), r.PrefixLen+r.InputLen, r.OutputLen,
+		hostmem.FormatBytes(float64(avail)), source)
 }
