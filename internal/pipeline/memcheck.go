@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-
 	"github.com/vbench/vbench/internal/hostmem"
 	"github.com/vbench/vbench/internal/scenario"
 )
