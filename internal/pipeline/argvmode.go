@@ -1,5 +1,7 @@
 package pipeline
 
+import "encoding/json"
+
 // ArgvMode makes a run write what `vllm bench serve` writes for the same
 // command line (vbench serve): the result JSON has exactly vLLM's keys and no
 // per-request records file, unless Extras asks for vbench's additions. (The
@@ -18,7 +20,7 @@ func (m *ArgvMode) extras() bool { return m == nil || m.Extras }
 
 // vbenchObject is the "vbench" value of the result JSON: info, or nil (no
 // key) in argv mode without extras.
-func (m *ArgvMode) vbenchObject(info *vbenchInfo) any {
+func (m *ArgvMode) vbenchObject(info *vbenchInfo) json.Marshaler {
 	if !m.extras() {
 		return nil
 	}

@@ -55,6 +55,13 @@ type vbenchInfo struct {
 	NotSent int `json:"not_sent,omitempty"`
 }
 
+// MarshalJSON writes the object as encoding/json writes its fields, for
+// report.ResultInput.VBench.
+func (v *vbenchInfo) MarshalJSON() ([]byte, error) {
+	type plain vbenchInfo // without this method
+	return json.Marshal((*plain)(v))
+}
+
 // runFiles are a run's output files, named before the run starts.
 type runFiles struct {
 	// date is the result's "date" and the stamp in its default file name.

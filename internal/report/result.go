@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -76,9 +77,10 @@ type ResultInput struct {
 	// Diffusion adds the diffusion_* keys when non-nil.
 	Diffusion *DiffusionStats
 
-	// VBench, when non-nil, is written last under the key "vbench" (any
-	// value MarshalPython accepts: version, scenario hash, resolved scenario).
-	VBench any
+	// VBench, when non-nil, is written last under the key "vbench": the
+	// JSON object of what vbench adds (version, scenario hash, resolved
+	// scenario, its own measurements), in its own key order.
+	VBench json.Marshaler
 }
 
 // detailKeys are the keys vLLM drops without --save-detailed.

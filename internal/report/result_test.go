@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -186,10 +187,7 @@ func TestResultFullGolden(t *testing.T) {
 		RPSChangeEvents: []RPSChangeEvent{{1, "2026-01-02T03:04:00.000001"}, {2, "2026-01-02T03:04:01.5"}},
 		SpecDecode:      &SpecDecodeStats{AcceptanceRate: 62.5, AcceptanceLength: 2.25, NumDrafts: 8, DraftTokens: 24, AcceptedTokens: 15},
 		Diffusion:       &DiffusionStats{CommittedThroughput: 1e-05, StepsPerCanvas: 3, CommittedPerStep: 1.5e16, CommittedTokens: 9, DenoisingSteps: 6, CanvasPositions: 48},
-		VBench: struct {
-			Version string `json:"version"`
-			Hash    string `json:"scenario_hash"`
-		}{"v0.1.0", "abc123"},
+		VBench:          json.RawMessage(`{"version": "v0.1.0", "scenario_hash": "abc123"}`),
 	}
 	got, err := MarshalResult(in)
 	if err != nil {
