@@ -9,8 +9,6 @@
 package metrics
 
 import (
-	"math"
-	"slices"
 	"time"
 
 	"github.com/vbench/vbench/internal/numpy"
@@ -58,6 +56,13 @@ type Options struct {
 	// SteadyState, when not nil, asks for the steady-state window of a
 	// closed-loop run (Summary.SteadyState); nil computes none.
 	SteadyState *SteadyOptions
+	// AccountTokens asks an Accumulator for the token accounting
+	// (Accumulator.TokenAccounting): every success's text is counted with
+	// CountTokens, after the run.
+	AccountTokens bool
+	// SpillDir is the directory an Accumulator keeps the run's
+	// per-request figures in (in unlinked files); "" keeps them in memory.
+	SpillDir string
 }
 
 // Outcome is one request's result in vLLM's terms (its RequestFuncOutput):
@@ -239,68 +244,37 @@ func (s *Summary) Metric(name string) (MetricStats, bool) {
 }
 
 // Compute folds records (in request order) into the summary of a run that
-// lasted duration: an Accumulator fed recs, closed with duration. Records
-// marked NotSent (an interrupted run's requests still waiting for a
-// concurrency slot) are left out, as vLLM's outputs hold only the requests
-// that ran, so they count neither as completed nor as failed.
+// lasted duration: an Accumulator fed recs in memory, closed with
+// duration, with every per-request array (Arrays). Records marked NotSent
+// (an interrupted run's requests still waiting for a concurrency slot) are
+// left out, as vLLM's outputs hold only the requests that ran, so they
+// count neither as completed nor as failed.
 func Compute(recs []*record.Record, duration time.Duration, opt Options) *Summary {
+	opt.SpillDir = ""
 	acc := NewAccumulator(opt)
 	for _, r := range recs {
 		acc.Add(r)
 	}
-	return acc.Close(duration)
+	return closeInMemory(acc, duration.Seconds())
 }
 
-// Accumulator folds a run's records into its summary as they complete, in
-// any order: Add each record (a run's sink), then Close once with the run's
-// duration. The summary is the one Compute gives for the same records in
-// request order: vLLM's statistics depend on the order of the per-request
-// values, so Add only keeps the record, and Close orders the records by
-// Index and computes. Add is cheap enough to call while a run is going:
-// it converts nothing and appends a pointer. An Accumulator is not safe
-// for concurrent use (a run calls its sinks one at a time).
-type Accumulator struct {
-	opt    Options
-	recs   []*record.Record
-	sorted bool
-}
-
-// NewAccumulator returns an empty accumulator for a run with options opt.
-func NewAccumulator(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, sorted: true}
-}
-
-// Add takes one finished record; a record never sent (NotSent) is left
-// out (see Compute).
-func (a *Accumulator) Add(rec *record.Record) {
-	if rec.NotSent {
-		return
+// closeInMemory closes an accumulator that spills to memory, where
+// nothing can fail, with every per-request array.
+func closeInMemory(acc *Accumulator, dur float64) *Summary {
+	s, err := acc.close(dur)
+	if err == nil {
+		err = acc.Arrays(s, true)
 	}
-	if n := len(a.recs); n > 0 && a.recs[n-1].Index > rec.Index {
-		a.sorted = false
+	if err != nil {
+		panic("internal error: a metrics fold in memory failed: " + err.Error())
 	}
-	a.recs = append(a.recs, rec)
-}
-
-// Len is the number of records added and kept (sent).
-func (a *Accumulator) Len() int { return len(a.recs) }
-
-// Close computes the summary of the records added, in request order (by
-// Index), for a run that lasted duration (see ComputeOutcomes).
-func (a *Accumulator) Close(duration time.Duration) *Summary {
-	if !a.sorted {
-		slices.SortStableFunc(a.recs, func(x, y *record.Record) int { return x.Index - y.Index })
-		a.sorted = true
-	}
-	outs := make([]Outcome, len(a.recs))
-	for i, r := range a.recs {
-		outs[i] = FromRecord(r)
-	}
-	return ComputeOutcomes(outs, duration.Seconds(), a.opt)
+	acc.Release()
+	return s
 }
 
 // ComputeOutcomes is vLLM's calculate_metrics over outcomes in request
-// order and a duration in seconds. For each success:
+// order and a duration in seconds, with every per-request array. For each
+// success:
 //
 //	output_len = OutputTokens if > 0, else CountTokens(GeneratedText) when a
 //	             tokenizer is present, else 1   (failures: 0)
@@ -310,94 +284,15 @@ func (a *Accumulator) Close(duration time.Duration) *Summary {
 //
 // client_queue_time (QueueTime of successes) is applicable only with
 // MaxConcurrencySet, and e2el_including_client_queue (Latency + QueueTime)
-// only with MaxConcurrencySet and RequestRateFinite.
+// only with MaxConcurrencySet and RequestRateFinite. It is the
+// Accumulator's fold, in memory: a run's summary comes from the same code.
 func ComputeOutcomes(outs []Outcome, durationSeconds float64, opt Options) *Summary {
-	dur := durationSeconds
-	s := &Summary{
-		Duration:       dur,
-		HasTokenizer:   opt.CountTokens != nil,
-		InputLens:      make([]int, len(outs)),
-		OutputLens:     make([]int, len(outs)),
-		TTFTs:          make([]float64, len(outs)),
-		ITLs:           make([][]float64, len(outs)),
-		Latencies:      make([]float64, len(outs)),
-		StartTimes:     make([]float64, len(outs)),
-		QueueTimes:     make([]float64, len(outs)),
-		GeneratedTexts: make([]string, len(outs)),
-		Errors:         make([]string, len(outs)),
+	opt.SpillDir = ""
+	acc := NewAccumulator(opt)
+	for i := range outs {
+		acc.addOutcome(i, &outs[i])
 	}
-	var ttfts, tpots, allTPOTs, itls, e2els, queues, e2elsQueue []float64
-	var succ []Outcome
-	for i, o := range outs {
-		s.InputLens[i] = o.PromptLen
-		s.TTFTs[i] = o.TTFT
-		s.ITLs[i] = o.ITLs
-		if s.ITLs[i] == nil {
-			s.ITLs[i] = []float64{}
-		}
-		s.Latencies[i] = o.Latency
-		s.StartTimes[i] = o.StartTime
-		s.QueueTimes[i] = o.QueueTime
-		s.GeneratedTexts[i] = o.GeneratedText
-		s.Errors[i] = o.Error
-		if !o.Success {
-			s.Failed++
-			s.FailureErrors = append(s.FailureErrors, o.Error)
-			continue
-		}
-		succ = append(succ, o)
-		n := outputLen(o, opt.CountTokens)
-		s.OutputLens[i] = n
-		s.TotalOutput += n
-		s.TotalInput += o.PromptLen
-		tpot := 0.0
-		if n > 1 {
-			tpot = (o.Latency - o.TTFT) / float64(n-1)
-			tpots = append(tpots, tpot)
-		}
-		allTPOTs = append(allTPOTs, tpot)
-		itls = append(itls, o.ITLs...)
-		ttfts = append(ttfts, o.TTFT)
-		e2els = append(e2els, o.Latency)
-		queues = append(queues, o.QueueTime)
-		e2elsQueue = append(e2elsQueue, o.Latency+o.QueueTime)
-		s.Completed++
-	}
-
-	s.RequestThroughput = float64(s.Completed) / dur
-	s.OutputThroughput = float64(s.TotalOutput) / dur
-	s.TotalTokenThroughput = float64(s.TotalInput+s.TotalOutput) / dur
-	if len(opt.Goodput) > 0 {
-		g := float64(countGood(opt.Goodput, ttfts, allTPOTs, e2els)) / dur
-		s.RequestGoodput = &g
-	}
-	if len(succ) > 0 {
-		s.MaxOutputTokensPerS = peakOutputTokensPerSecond(succ)
-		s.MaxConcurrentRequests = concurrentRequestsPerSecond(succ)
-		s.PeakOverlappingRequests = peakConcurrency(succ)
-	}
-
-	values := map[string][]float64{TTFT: ttfts, TPOT: tpots, ITL: itls, E2EL: e2els}
-	if opt.MaxConcurrencySet {
-		values[ClientQueueTime] = queues
-		if opt.RequestRateFinite {
-			values[E2ELIncludingClientQueue] = e2elsQueue
-		}
-	}
-	for _, name := range MetricOrder {
-		v, ok := values[name]
-		if !ok || !slices.Contains(opt.PercentileMetrics, name) {
-			continue
-		}
-		if !s.HasTokenizer && (name == TTFT || name == TPOT || name == ITL) {
-			continue
-		}
-		s.Metrics = append(s.Metrics, Describe(name, v, opt.Percentiles))
-	}
-	if opt.SteadyState != nil {
-		s.SteadyState = ComputeSteadyState(outs, s.OutputLens, dur, *opt.SteadyState)
-	}
-	return s
+	return closeInMemory(acc, durationSeconds)
 }
 
 // outputLen is vLLM's output length of a successful request: the server's
@@ -412,143 +307,4 @@ func outputLen(o Outcome, count func(string) int) int {
 	default:
 		return 1
 	}
-}
-
-// countGood counts the successes meeting every configured SLO: the SLOs are
-// milliseconds, compared as slo/1000 >= value (inclusive), using the TTFT,
-// the goodput TPOT (0 when output_len <= 1) and the E2EL of each success.
-func countGood(slo map[string]float64, ttfts, tpots, e2els []float64) int {
-	type check struct {
-		values []float64
-		limit  float64
-	}
-	var checks []check
-	for _, c := range []struct {
-		name   string
-		values []float64
-	}{{TTFT, ttfts}, {TPOT, tpots}, {E2EL, e2els}} {
-		if ms, ok := slo[c.name]; ok {
-			checks = append(checks, check{c.values, ms / 1000})
-		}
-	}
-	if len(checks) == 0 {
-		return 0
-	}
-	good := 0
-	for i := range ttfts {
-		ok := true
-		for _, c := range checks {
-			if !(c.limit >= c.values[i]) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			good++
-		}
-	}
-	return good
-}
-
-// secondBins are vLLM's one-second bins over the successes: t0 = min
-// StartTime, and int(ceil(max(StartTime + Latency) - t0)) + 1 bins (0 when
-// the span is not a number).
-func secondBins(succ []Outcome) (t0 float64, nbins int) {
-	t0 = succ[0].StartTime
-	maxEnd := succ[0].StartTime + succ[0].Latency
-	for _, o := range succ[1:] {
-		t0 = min(t0, o.StartTime)
-		maxEnd = max(maxEnd, o.StartTime+o.Latency)
-	}
-	if math.IsNaN(maxEnd - t0) {
-		return t0, 0
-	}
-	return t0, int(math.Ceil(maxEnd-t0)) + 1
-}
-
-// peakOutputTokensPerSecond is vLLM's max_output_tokens_per_s over the
-// successes: with t0 = min StartTime and end = max(StartTime + Latency),
-// there are ceil(end - t0) + 1 one-second bins; each token-bearing message
-// time (StartTime + TTFT, then adding each ITL in turn) increments bin
-// int(t - t0) (truncated), and the result is the fullest bin. It counts SSE
-// messages, not tokens.
-func peakOutputTokensPerSecond(succ []Outcome) float64 {
-	t0, nbins := secondBins(succ)
-	if nbins <= 0 {
-		return 0
-	}
-	bins := make([]int, nbins)
-	add := func(t float64) {
-		// Python's int() truncates toward zero.
-		d := t - t0
-		if d <= -1 || math.IsNaN(d) {
-			return
-		}
-		if b := int(d); b < nbins {
-			bins[b]++
-		}
-	}
-	for _, o := range succ {
-		t := o.StartTime + o.TTFT
-		add(t)
-		for _, itl := range o.ITLs {
-			t += itl
-			add(t)
-		}
-	}
-	return float64(slices.Max(bins))
-}
-
-// concurrentRequestsPerSecond is vLLM's max_concurrent_requests (upstream
-// vllm/benchmarks/serve.py calculate_metrics, as of commit 11dfa3169d16):
-// with t0 = min StartTime and the one-second bins of
-// peakOutputTokensPerSecond, each success adds 1 to every bin from
-// int(StartTime - t0) to int(StartTime + Latency - t0), both included
-// (truncated as Python's int()); the result is the fullest bin. Requests
-// that run one after another within a second all count in it: three
-// sequential 0.2 s requests give 3.
-func concurrentRequestsPerSecond(succ []Outcome) int {
-	t0, nbins := secondBins(succ)
-	if nbins <= 0 {
-		return 0
-	}
-	bins := make([]int, nbins)
-	for _, o := range succ {
-		first, last := int(o.StartTime-t0), int(o.StartTime+o.Latency-t0)
-		for b := max(first, 0); b <= last && b < nbins; b++ {
-			bins[b]++
-		}
-	}
-	return slices.Max(bins)
-}
-
-// peakConcurrency is the true peak of overlapping requests: a sweep over
-// the successes' half-open intervals [StartTime, StartTime+Latency), events
-// sorted by time with departures before arrivals at equal times, returning
-// the largest running count (what open upstream PRs #56647 and #56675
-// propose for max_concurrent_requests; vLLM's key keeps its bins).
-func peakConcurrency(succ []Outcome) int {
-	type event struct {
-		t     float64
-		delta int
-	}
-	ev := make([]event, 0, 2*len(succ))
-	for _, o := range succ {
-		ev = append(ev, event{o.StartTime, 1}, event{o.StartTime + o.Latency, -1})
-	}
-	slices.SortStableFunc(ev, func(a, b event) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return a.delta - b.delta
-	})
-	cur, peak := 0, 0
-	for _, e := range ev {
-		cur += e.delta
-		peak = max(peak, cur)
-	}
-	return peak
 }

@@ -380,7 +380,13 @@ func TestAccumulatorOrderIndependent(t *testing.T) {
 	if acc.Len() != len(recs) {
 		t.Fatalf("Len %d", acc.Len())
 	}
-	got := acc.Close(3 * time.Second)
+	got, err := acc.Close(3 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Arrays(got, true); err != nil {
+		t.Fatal(err)
+	}
 	// Compare through the values, not the CountTokens func.
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("accumulator summary differs from Compute:\n got %+v\nwant %+v", got, want)
@@ -388,7 +394,10 @@ func TestAccumulatorOrderIndependent(t *testing.T) {
 	if got.Completed == 0 || got.Failed == 0 || len(got.Metrics) != len(MetricOrder) {
 		t.Errorf("the test data does not exercise the summary: %+v", got)
 	}
-	empty := NewAccumulator(opt).Close(time.Second)
+	empty, err := NewAccumulator(opt).Close(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if empty.Completed != 0 || len(empty.InputLens) != 0 {
 		t.Errorf("empty accumulator: %+v", empty)
 	}

@@ -69,36 +69,40 @@ func (t TokenAccounting) MeanAbsDiff() (mean float64, ok bool) {
 func AccountTokens(recs []*record.Record, counts []int) TokenAccounting {
 	var t TokenAccounting
 	for i, r := range recs {
-		if !r.Success || r.NotSent {
-			continue
+		if r.Success && !r.NotSent {
+			t.add(r.OutputTokens, counts[i], r.EndedOnStopString(), r.EndedOnStopToken())
 		}
-		if r.OutputTokens <= 0 {
-			t.NoServerUsage++
-			continue
-		}
-		if r.EndedOnStopString() {
-			t.StopStrings++
-			continue
-		}
-		c := counts[i]
-		t.Compared++
-		t.ClientTokens += c
-		t.ServerTokens += r.OutputTokens
-		d := c - r.OutputTokens
-		if d == -1 && r.EndedOnStopToken() {
-			d = 0 // the stop token: counted by the server, without text
-			t.StopTokens++
-		}
-		if d < 0 {
-			d = -d
-		}
-		if d != 0 {
-			t.Disagreeing++
-		}
-		t.SumAbsDiff += d
-		t.MaxAbsDiff = max(t.MaxAbsDiff, d)
 	}
 	return t
+}
+
+// add counts one successful request: the server's count (0 when it sent
+// none), the client's count of its text, and how it ended.
+func (t *TokenAccounting) add(server, client int, stopString, stopToken bool) {
+	if server <= 0 {
+		t.NoServerUsage++
+		return
+	}
+	if stopString {
+		t.StopStrings++
+		return
+	}
+	t.Compared++
+	t.ClientTokens += client
+	t.ServerTokens += server
+	d := client - server
+	if d == -1 && stopToken {
+		d = 0 // the stop token: counted by the server, without text
+		t.StopTokens++
+	}
+	if d < 0 {
+		d = -d
+	}
+	if d != 0 {
+		t.Disagreeing++
+	}
+	t.SumAbsDiff += d
+	t.MaxAbsDiff = max(t.MaxAbsDiff, d)
 }
 
 // CountOutputs counts the tokens of every successful, sent record's

@@ -292,3 +292,93 @@ func selectKth(x []float64, k int) float64 {
 	}
 	return x[k]
 }
+
+// FloatReader yields values in order: ReadFloats fills buf with the next
+// len(buf) of them.
+type FloatReader interface {
+	ReadFloats(buf []float64) error
+}
+
+// PairwiseSumFrom is PairwiseSum of the next n values of r, read in order
+// and never more than 128 at a time: the same association order, so the
+// same result to the last bit, without holding the values.
+func PairwiseSumFrom(r FloatReader, n int) (float64, error) {
+	var buf [pairwiseBlock]float64
+	return pairwiseFrom(r, n, &buf, PairwiseSum)
+}
+
+// pairwiseFrom applies the split of PairwiseSum to the next n values of r
+// down to blocks of at most 128, which block sums.
+func pairwiseFrom(r FloatReader, n int, buf *[pairwiseBlock]float64, block func([]float64) float64) (float64, error) {
+	if n <= pairwiseBlock {
+		if err := r.ReadFloats(buf[:n]); err != nil {
+			return 0, err
+		}
+		return block(buf[:n]), nil
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	a, err := pairwiseFrom(r, n2, buf, block)
+	if err != nil {
+		return 0, err
+	}
+	b, err := pairwiseFrom(r, n-n2, buf, block)
+	return a + b, err
+}
+
+// MeanStdFrom is Mean and Std(ddof 0) of n values read twice from the
+// start through open (the mean, then the squared deviations): the same
+// figures as Mean and Std of the values in memory. NaN for n = 0.
+func MeanStdFrom(open func() FloatReader, n int) (mean, std float64, err error) {
+	if n == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	sum, err := PairwiseSumFrom(open(), n)
+	if err != nil {
+		return 0, 0, err
+	}
+	m := sum / float64(n)
+	var buf [pairwiseBlock]float64
+	sq, err := pairwiseFrom(open(), n, &buf, func(x []float64) float64 { return pairwiseSqDev(x, m) })
+	if err != nil {
+		return 0, 0, err
+	}
+	return m, math.Sqrt(sq / float64(n)), nil
+}
+
+// PercentileRanks are the 0-based positions in n ≥ 1 sorted values that
+// Percentile(p) reads (one or two).
+func PercentileRanks(n int, p float64) []int {
+	i, _, ok := position(n, p)
+	if !ok {
+		return []int{i}
+	}
+	return []int{i, i + 1}
+}
+
+// MedianRanks are the positions in n ≥ 1 sorted values that Median reads.
+func MedianRanks(n int) []int {
+	if n%2 == 1 {
+		return []int{n / 2}
+	}
+	return []int{n/2 - 1, n / 2}
+}
+
+// PercentileOf is PercentileSorted of n ≥ 1 sorted values of which at
+// gives the ones at PercentileRanks(n, p).
+func PercentileOf(n int, at func(int) float64, p float64) float64 {
+	i, t, ok := position(n, p)
+	if !ok {
+		return at(i)
+	}
+	return lerp(at(i), at(i+1), t)
+}
+
+// MedianOf is MedianSorted of n ≥ 1 sorted values of which at gives the
+// ones at MedianRanks(n).
+func MedianOf(n int, at func(int) float64) float64 {
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
+}

@@ -108,23 +108,22 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 	if sc.Load.MaxConcurrency != nil {
 		maxConc = *sc.Load.MaxConcurrency
 	}
-	acc := metrics.NewAccumulator(metrics.Options{
+	opt := metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
 		CountTokens:       countTokens,
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
-	})
+	}
 	var dur time.Duration
 	for _, r := range f.Records {
-		acc.Add(r)
 		dur = max(dur, r.Start, r.End)
 		if n := len(r.Chunks); n > 0 {
 			dur = max(dur, r.Chunks[n-1])
 		}
 	}
-	sum := acc.Close(dur)
+	sum := metrics.Compute(f.Records, dur, opt)
 	recs := slices.Clone(f.Records)
 	slices.SortStableFunc(recs, func(a, b *record.Record) int { return a.Index - b.Index })
 	return &Folded{Header: f.Header, Scenario: sc, Records: recs, Summary: sum, Duration: dur, Truncated: f.Truncated,

@@ -68,5 +68,12 @@ func probeNote(recs []*record.Record, sum *metrics.ProbeSummary) string {
 	if len(recs) == 0 || sum != nil {
 		return ""
 	}
-	return fmt.Sprintf("warning: all %d probe requests failed, so there are no probe statistics (first error: %s)", len(recs), firstError(recs))
+	first := "none"
+	for _, r := range recs {
+		if !r.Success {
+			first = r.Error
+			break
+		}
+	}
+	return fmt.Sprintf("warning: all %d probe requests failed, so there are no probe statistics (first error: %s)", len(recs), first)
 }

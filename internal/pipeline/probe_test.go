@@ -239,7 +239,7 @@ func runProbeScenario(t *testing.T, src string) (*Outcome, string, string, error
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr,
+	out, err := Run(context.Background(), sc, Env{KeepRecords: true, Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(string) string { return "" }, Now: time.Now})
 	return out, stdout.String(), stderr.String(), err
 }

@@ -130,7 +130,7 @@ func createRecords(sc *scenario.Scenario, path string, create func(string, recor
 // result's) are returned together after whatever could be written. planned is the number of requests the run was to send;
 // profileStop is the outcome of stopping the server's profiler, whose
 // lines follow the block.
-func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, planned int, files runFiles, fresh bool, recErr error, profileStop report.Profiler, env Env, out *Outcome) error {
+func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metrics.Summary, res *run.Result, rampEvents []report.RPSChangeEvent, files runFiles, fresh bool, recErr error, profileStop report.Profiler, env Env, out *Outcome) error {
 	obs := env.observer()
 	// A console that cannot be written (a closed pipe, a full disk) still
 	// leaves the result file: its error is returned after it.
@@ -167,7 +167,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		Probe:           out.Probe,
-		RPSChangeEvents: rampUpEvents(sc, res, planned),
+		RPSChangeEvents: rampEvents,
 		SpecDecode:      out.SpecDecode,
 		Diffusion:       out.Diffusion,
 		VBench:          env.Argv.vbenchObject(info),

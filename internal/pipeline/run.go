@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"time"
 
@@ -27,7 +28,9 @@ import (
 type Outcome struct {
 	// Summary is vLLM's metrics summary.
 	Summary *metrics.Summary
-	// Records are the per-request records, in request order.
+	// Records are the per-request records, in request order, when the
+	// run kept them (Env.KeepRecords, or a timeline to draw); nil
+	// otherwise.
 	Records []*record.Record
 	// ResultPath is the result JSON written ("" when not saved).
 	ResultPath string
@@ -121,10 +124,12 @@ type preparedRun struct {
 	tokName  string
 	tgt      *target
 	client   *backend.Client
-	prepared []backend.Prepared
-	probe    []backend.Prepared
-	offsets  []time.Duration
-	maxConc  int
+	// reqs are the requests the window renders as the run goes.
+	reqs    []dataset.Request
+	window  *window
+	probe   []backend.Prepared
+	offsets []time.Duration
+	maxConc int
 	// sideProbe is the payload of the probe requests
 	// (load.probe_request_rate; nil without).
 	sideProbe *backend.Prepared
@@ -230,8 +235,10 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	// (vLLM's test input), whatever LoRA module request 0 gets.
 	first := reqs[0]
 	assignLoRA(reqs, sc.Target, pyGlobal)
-	prepared, err := client.Prepare(reqs, true)
-	if err != nil {
+	// The payloads are rendered as the run goes (window); the first one
+	// now, so that a request the backend cannot send fails the run before
+	// it starts.
+	if _, err := client.Prepare(reqs[:1], true); err != nil {
 		return nil, err
 	}
 	probe, err := client.Prepare([]dataset.Request{first}, false)
@@ -248,7 +255,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
-	pr.client, pr.prepared, pr.probe, pr.offsets, pr.maxConc = client, prepared, probe, offsets, maxConc
+	pr.client, pr.reqs, pr.probe, pr.offsets, pr.maxConc = client, reqs, probe, offsets, maxConc
 	return pr, nil
 }
 
@@ -258,7 +265,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 // saved as the "experiment" member of the result's "vbench" object.
 func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage) (*Outcome, error) {
 	sc, tok, tokName, tgt, client := pr.sc, pr.tok, pr.tokName, pr.tgt, pr.client
-	prepared, probe, offsets, maxConc := pr.prepared, pr.probe, pr.offsets, pr.maxConc
+	probe, offsets, maxConc := pr.probe, pr.offsets, pr.maxConc
 	obs := env.observer()
 	obs.ReadyCheck(report.ReadyStarting, 0)
 	if err := readyCheck(ctx, sc, client, probe, env); err != nil {
@@ -302,36 +309,51 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	sampler := newServerSampler(ctx, sc, tgt.base, env.Argv != nil, recFile)
 
 	steady := steadyOptions(sc, maxConc)
-	outputs := newOutputCounter(tok)
 	acc := metrics.NewAccumulator(metrics.Options{
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
-		CountTokens:       outputs.countFunc(),
+		CountTokens:       countTokens(tok),
+		AccountTokens:     tok != nil,
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
 		SteadyState:       steady,
+		SpillDir:          os.TempDir(),
 	})
+	defer acc.Release()
 	// Open the connections the first wave will use before the clock starts.
 	if err := client.Preconnect(ctx, probeConns(preconnectWave(sc, offsets, maxConc), maxConc, pr.sideProbe != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
-	// Collect the dataset's garbage now rather than during the run.
+	// The window renders the first payloads, and the dataset's garbage is
+	// collected, before the clock starts.
+	pr.window = startWindow(ctx, client, pr.reqs)
+	pr.reqs = nil
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
-	display := progress.New(env.Stderr, len(prepared), sc.Output.DisableTqdm, &pr.activity)
-	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done)}
+	display := progress.New(env.Stderr, len(offsets), sc.Output.DisableTqdm, &pr.activity)
+	ramp := newRampLog(sc, len(offsets))
+	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done), ramp}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}
 	if sampler != nil { // after the records file, which writes its header first
 		sinks = append(sinks, sampler)
 	}
-	res := run.Run(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe)},
-		run.SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
-			pr.activity.Send(now, func() { client.Send(ctx, &prepared[i], rec, now) })
-		}))
+	// The timeline draws every request: only then are the records kept.
+	keep := sc.Output.PlotTimeline || env.KeepRecords
+	res := run.RunWith(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
+		pr.window.take,
+		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
+			if p == nil {
+				rec.Start = now()
+				rec.Error = "request not sent: its payload could not be made (see the run's error)"
+				return
+			}
+			pr.activity.Send(now, func() { client.Send(ctx, p, rec, now) })
+		})
+	pr.window.stop()
 	samples := sampler.stop()
 	display.Finish()
 	var recErr error
@@ -340,33 +362,46 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 			recErr = fmt.Errorf("writing the records: %w", recErr)
 		}
 	}
+	if err := pr.window.err(); err != nil {
+		return nil, fmt.Errorf("making the requests' payloads: %w", err)
+	}
 
-	// The client's output counts, after the run and before vLLM's rule
-	// (acc.Close) asks for some of them.
-	tokAcct := outputs.account(res.Records, obs.Diagnostic)
-	sum := acc.Close(res.Duration)
+	sum, err := acc.Close(res.Duration)
+	if err != nil {
+		return nil, fmt.Errorf("folding the run's records: %w", err)
+	}
+	tokAcct := acc.TokenAccounting()
+	if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
+		obs.Diagnostic(fmt.Sprintf("warning: no token accounting: the server's tokenizer failed while counting the outputs: %v", srv.Err()))
+		tokAcct = nil
+	}
+	if files.result != "" || sc.Output.PlotDatasetStats {
+		if err := acc.Arrays(sum, sc.Output.SaveDetailed || sc.Output.PlotDatasetStats); err != nil {
+			return nil, fmt.Errorf("reading the run's records back: %w", err)
+		}
+	}
 	profileStop := report.ProfilerOff
 	if traffic.Profile != report.ProfilerOff {
 		profileStop = pr.profile(ctx, env, "/stop_profile")
 	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp, Health: run.ComputeHealth(res.Records, load),
-		Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp,
+		Health: run.HealthOf(run.Lags(acc.Lags()), load), Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
-	err = writeReports(sc, tgt, tokName, sum, res, len(prepared), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(prepared)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
+	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
+	obs.Health(notSentText(out.NotSent, len(offsets)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	if err != nil {
 		return out, err
 	}
 	if res.Interrupted {
-		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent(), len(prepared), ctx.Err())
+		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, len(offsets), ctx.Err())
 	}
 	if sum.Completed == 0 {
-		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(res.Records))
+		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(sum))
 	}
 	return out, nil
 }
@@ -466,11 +501,10 @@ func countTokens(tok tokenizer.Tokenizer) func(string) int {
 	return func(s string) int { return len(tok.Encode(s, false)) }
 }
 
-func firstError(recs []*record.Record) string {
-	for _, r := range recs {
-		if !r.Success {
-			return r.Error
-		}
+// firstError is the text of the run's first failure, in request order.
+func firstError(sum *metrics.Summary) string {
+	if len(sum.FailureErrors) > 0 {
+		return sum.FailureErrors[0]
 	}
 	return "none"
 }

@@ -65,7 +65,7 @@ func runScenario(t *testing.T, src string) (*Outcome, string, error) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	out, err := Run(context.Background(), sc, Env{Stdout: &stdout, Stderr: &stderr,
+	out, err := Run(context.Background(), sc, Env{KeepRecords: true, Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(string) string { return "" }, Now: time.Now})
 	return out, stdout.String(), err
 }
@@ -287,7 +287,7 @@ output: {save_result: true, result_filename: "r.json", result_dir: "`+dir+`"}
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	out, err := Run(ctx, sc, Env{Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
+	out, err := Run(ctx, sc, Env{KeepRecords: true, Stdout: &stdout, Stderr: &stdout, Getenv: func(string) string { return "" }, Now: time.Now})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err = %v, want an interrupted run\n%s", err, stdout.String())
 	}
@@ -383,8 +383,7 @@ func TestFoldRecords(t *testing.T) {
 	}
 	if got.Completed != want.Completed || got.Failed != want.Failed || got.TotalInput != want.TotalInput ||
 		got.TotalOutput != want.TotalOutput || got.MaxConcurrentRequests != want.MaxConcurrentRequests ||
-		!reflect.DeepEqual(got.Metrics, want.Metrics) || !reflect.DeepEqual(got.Latencies, want.Latencies) ||
-		!reflect.DeepEqual(got.ITLs, want.ITLs) {
+		!reflect.DeepEqual(got.Metrics, want.Metrics) || !reflect.DeepEqual(got.Latencies, want.Latencies) {
 		t.Errorf("folded summary differs:\n got %+v\nwant %+v", got, want)
 	}
 	if len(got.Metrics) != 4 {
@@ -496,7 +495,7 @@ func TestRunObserver(t *testing.T) {
 	for _, silent := range []bool{true, false} {
 		var stdout, stderr bytes.Buffer
 		log := &eventLog{}
-		env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Now: time.Now, Observer: log}
+		env := Env{KeepRecords: true, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Now: time.Now, Observer: log}
 		if silent {
 			env.Observer = report.Silent{}
 		}

@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
-	"github.com/vbench/vbench/internal/py"
-	"github.com/vbench/vbench/internal/report"
-	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/schedule"
 )
@@ -54,16 +51,6 @@ func replayWave(offsets []time.Duration) int {
 		n++
 	}
 	return min(n+1, len(offsets))
-}
-
-// rampUpEvents is the result's rps_change_events: for a self-timed run
-// with a ramp-up, which vLLM does not apply (every request's rate is 0),
-// only the starting event; otherwise rpsChangeEvents.
-func rampUpEvents(sc *scenario.Scenario, res *run.Result, planned int) []report.RPSChangeEvent {
-	if r := sc.Load.RampUp; r != nil && selfTimed(sc) {
-		return []report.RPSChangeEvent{{RPS: int(r.StartRPS), Timestamp: py.Isoformat(res.Start.Local())}}
-	}
-	return rpsChangeEvents(sc.Load.RampUp, scheduleSpec(sc), res, planned)
 }
 
 // preconnectWave is how many connections to open before the clock starts:

@@ -143,8 +143,8 @@ func TestPreconnectWave(t *testing.T) {
 // the starting event (every request's rate is 0), and there is no
 // closed-loop steady state.
 func TestSelfTimedIgnoresRampUpAndSteadyState(t *testing.T) {
-	res := &run.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Records: []*record.Record{
-		{Released: 0}, {Released: time.Second}, {Released: 2 * time.Second}}}
+	res := &run.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Released: 3, Records: []*record.Record{
+		{Index: 0, Released: 0}, {Index: 1, Released: time.Second}, {Index: 2, Released: 2 * time.Second}}}
 	ramp := &scenario.RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 5}
 	on := true
 	replay := scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{SelfTimed: &on}}, Load: scenario.Load{RequestRate: scenario.Inf, RampUp: ramp}}

@@ -21,6 +21,11 @@ import (
 
 // Env is the process state a run uses.
 type Env struct {
+	// KeepRecords keeps every record of the run in Outcome.Records, in
+	// request order, at a cost in memory per request; without it a run
+	// holds only its requests in flight (the records file, when saved, is
+	// the durable copy).
+	KeepRecords bool
 	// Stdout receives the console output vLLM prints (the result block).
 	Stdout io.Writer
 	// Stderr receives progress and diagnostics.

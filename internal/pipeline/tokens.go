@@ -2,79 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/py"
-	"github.com/vbench/vbench/internal/record"
-	"github.com/vbench/vbench/internal/tokenizer"
 )
-
-// outputCounter counts generated texts with the run's tokenizer, for two
-// readers: vLLM's output-length rule (metrics.Options.CountTokens, which
-// counts only the successes without server usage) and the token
-// accounting, which counts every success after the run. The accounting
-// counts first, on every core, and keeps the counts vLLM's rule will ask
-// for, so no text is tokenized twice.
-type outputCounter struct {
-	tok tokenizer.Tokenizer
-	// known are the client counts of the texts vLLM's rule counts (the
-	// successes without server usage), filled by account.
-	known map[string]int
-}
-
-// newOutputCounter returns the counter of tok; nil when the run has no
-// tokenizer (tokenizer.skip_init).
-func newOutputCounter(tok tokenizer.Tokenizer) *outputCounter {
-	if tok == nil {
-		return nil
-	}
-	return &outputCounter{tok: tok}
-}
-
-// countFunc is metrics.Options.CountTokens: nil without a tokenizer.
-func (c *outputCounter) countFunc() func(string) int {
-	if c == nil {
-		return nil
-	}
-	return c.count
-}
-
-// count is the tokenizer's count of text (no special tokens), from the
-// counts account made when it has it.
-func (c *outputCounter) count(text string) int {
-	if n, ok := c.known[text]; ok {
-		return n
-	}
-	return c.encode(text)
-}
-
-func (c *outputCounter) encode(text string) int { return len(c.tok.Encode(text, false)) }
-
-// account counts the generated text of every successful request of a
-// finished run with the client tokenizer, on a worker per core, and
-// compares the counts with the server's usage. It returns nil without a
-// tokenizer, and when the server's /tokenize (the tokenizer of last
-// resort) failed meanwhile, saying so with warn. Call it before the
-// metrics accumulator is closed, so that vLLM's rule reuses its counts.
-func (c *outputCounter) account(recs []*record.Record, warn func(string)) *metrics.TokenAccounting {
-	if c == nil {
-		return nil
-	}
-	counts := metrics.CountOutputs(recs, c.encode, runtime.GOMAXPROCS(0))
-	if srv, ok := c.tok.(*tokenizer.Server); ok && srv.Err() != nil {
-		warn(fmt.Sprintf("warning: no token accounting: the server's tokenizer failed while counting the outputs: %v", srv.Err()))
-		return nil
-	}
-	c.known = map[string]int{}
-	for i, r := range recs {
-		if r.Success && !r.NotSent && r.OutputTokens <= 0 {
-			c.known[r.GeneratedText] = counts[i]
-		}
-	}
-	ta := metrics.AccountTokens(recs, counts)
-	return &ta
-}
 
 // tokenAccountingJSON is the "token_accounting" member of the result's
 // "vbench" object (the metrics.KeyToken* paths); nil (no key) without

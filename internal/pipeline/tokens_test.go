@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/record"
@@ -24,11 +25,11 @@ func (c *countingTokenizer) Encode(text string, _ bool) []int {
 	return make([]int, len(strings.Fields(text)))
 }
 
-// TestOutputCounterTokenizesOnce: the accounting counts every success once,
-// and vLLM's rule (ComputeOutcomes through countFunc) then reuses the
-// counts of the successes without server usage instead of tokenizing them
-// again; its output lengths are vLLM's (server usage first).
-func TestOutputCounterTokenizesOnce(t *testing.T) {
+// TestFoldTokenizesOnce: the fold counts every success's text once, after
+// the run, for the token accounting, and vLLM's output-length rule reuses
+// those counts for the successes without server usage; its output lengths
+// are vLLM's (server usage first).
+func TestFoldTokenizesOnce(t *testing.T) {
 	recs := []*record.Record{
 		{Index: 0, Success: true, GeneratedText: "a b c", OutputTokens: 3},
 		{Index: 1, Success: true, GeneratedText: "a b c d", OutputTokens: 0},   // no usage: vLLM counts 4
@@ -37,24 +38,33 @@ func TestOutputCounterTokenizesOnce(t *testing.T) {
 		{Index: 4, Success: true, GeneratedText: "e f g h i", OutputTokens: 0}, // no usage: 5
 	}
 	tok := &countingTokenizer{}
-	oc := newOutputCounter(tok)
-	ta := oc.account(recs, func(s string) { t.Errorf("warning %s", s) })
+	acc := metrics.NewAccumulator(metrics.Options{CountTokens: countTokens(tok), AccountTokens: true, SpillDir: t.TempDir()})
+	defer acc.Release()
+	for _, r := range recs {
+		acc.Add(r)
+	}
+	sum, err := acc.Close(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := acc.TokenAccounting()
 	want := metrics.TokenAccounting{Compared: 2, Disagreeing: 1, ClientTokens: 5, ServerTokens: 8, SumAbsDiff: 3, MaxAbsDiff: 3, NoServerUsage: 2}
 	if ta == nil || *ta != want {
 		t.Fatalf("accounting %+v, want %+v", ta, want)
 	}
-	if n := tok.calls.Load(); n != 4 {
-		t.Errorf("%d tokenizations for 4 successes", n)
+	if err := acc.Arrays(sum, true); err != nil {
+		t.Fatal(err)
 	}
-	sum := metrics.Compute(recs, 1e9, metrics.Options{CountTokens: oc.countFunc()})
 	if got := sum.OutputLens; len(got) != 5 || got[0] != 3 || got[1] != 4 || got[2] != 5 || got[3] != 0 || got[4] != 5 {
 		t.Errorf("vLLM's output lengths %v, want [3 4 5 0 5]", got)
 	}
 	if n := tok.calls.Load(); n != 4 {
-		t.Errorf("vLLM's rule tokenized again: %d tokenizations", n)
+		t.Errorf("%d tokenizations for 4 successes", n)
 	}
-	if newOutputCounter(nil).countFunc() != nil || newOutputCounter(nil).account(recs, nil) != nil {
-		t.Error("no tokenizer: want no counter and no accounting")
+	none := metrics.NewAccumulator(metrics.Options{AccountTokens: true})
+	none.Add(recs[0])
+	if _, err := none.Close(time.Second); err != nil || none.TokenAccounting() != nil {
+		t.Errorf("no tokenizer: want no accounting, got %+v (%v)", none.TokenAccounting(), err)
 	}
 }
 

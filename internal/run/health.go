@@ -108,20 +108,26 @@ type Health struct {
 	HostNote string
 }
 
-// ComputeHealth derives the client-health numbers from the run's records
-// and the resource use measured around it. It is a pure function.
-func ComputeHealth(recs []*record.Record, load Load) Health {
-	cpu, wall, procs := load.CPU, load.Wall, load.Procs
-	h := Health{Requests: len(recs), CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy,
-		HostCores: load.HostCores, TopOther: load.TopOther, WithSimulator: load.WithSimulator, ClientHostShare: -1}
+// Lags are the dispatcher's send lags over the requests released and the
+// read lags of the requests that have one, in seconds: numpy's 50th and
+// 99th percentiles and the maximum (see record.Record.SendLag, ReadLag).
+type Lags struct {
+	// Requests is the number of requests released; ReadRequests the
+	// number with a read lag.
+	Requests, ReadRequests    int
+	SendP50, SendP99, SendMax float64
+	ReadP50, ReadP99, ReadMax float64
+}
+
+// LagsOf computes the Lags of records.
+func LagsOf(recs []*record.Record) Lags {
+	l := Lags{Requests: len(recs)}
 	lags := make([]float64, len(recs))
 	for i, r := range recs {
 		lags[i] = r.SendLag().Seconds()
 	}
 	if len(lags) > 0 {
-		h.SendLagP50 = seconds(numpy.Percentile(lags, 50))
-		h.SendLagP99 = seconds(numpy.Percentile(lags, 99))
-		h.SendLagMax = seconds(slices.Max(lags))
+		l.SendP50, l.SendP99, l.SendMax = numpy.Percentile(lags, 50), numpy.Percentile(lags, 99), slices.Max(lags)
 	}
 	var reads []float64
 	for _, r := range recs {
@@ -129,10 +135,29 @@ func ComputeHealth(recs []*record.Record, load Load) Health {
 			reads = append(reads, r.ReadLag.Seconds())
 		}
 	}
-	if h.ReadLagRequests = len(reads); len(reads) > 0 {
-		h.ReadLagP50 = seconds(numpy.Percentile(reads, 50))
-		h.ReadLagP99 = seconds(numpy.Percentile(reads, 99))
-		h.ReadLagMax = seconds(slices.Max(reads))
+	if l.ReadRequests = len(reads); len(reads) > 0 {
+		l.ReadP50, l.ReadP99, l.ReadMax = numpy.Percentile(reads, 50), numpy.Percentile(reads, 99), slices.Max(reads)
+	}
+	return l
+}
+
+// ComputeHealth derives the client-health numbers from the run's records
+// and the resource use measured around it: HealthOf their Lags.
+func ComputeHealth(recs []*record.Record, load Load) Health {
+	return HealthOf(LagsOf(recs), load)
+}
+
+// HealthOf derives the client-health numbers from the run's lags and the
+// resource use measured around it. It is a pure function.
+func HealthOf(l Lags, load Load) Health {
+	cpu, wall, procs := load.CPU, load.Wall, load.Procs
+	h := Health{Requests: l.Requests, CPU: cpu, Wall: wall, Procs: procs, GC: load.GC, HostBusy: load.HostBusy,
+		HostCores: load.HostCores, TopOther: load.TopOther, WithSimulator: load.WithSimulator, ClientHostShare: -1}
+	if l.Requests > 0 {
+		h.SendLagP50, h.SendLagP99, h.SendLagMax = seconds(l.SendP50), seconds(l.SendP99), seconds(l.SendMax)
+	}
+	if h.ReadLagRequests = l.ReadRequests; l.ReadRequests > 0 {
+		h.ReadLagP50, h.ReadLagP99, h.ReadLagMax = seconds(l.ReadP50), seconds(l.ReadP99), seconds(l.ReadMax)
 	}
 	if wall > 0 && procs > 0 {
 		h.CPUFraction = cpu.Total().Seconds() / (wall.Seconds() * float64(procs))

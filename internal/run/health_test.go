@@ -177,8 +177,8 @@ func TestRunCancelDrainsQueue(t *testing.T) {
 		if queued != 8 {
 			t.Errorf("%d requests cancelled in the queue, want 8", queued)
 		}
-		if res.Planned != 10 || res.Sent() != 2 || res.NotSent() != 8 {
-			t.Errorf("planned %d, sent %d, not sent %d; want 10, 2, 8", res.Planned, res.Sent(), res.NotSent())
+		if res.Planned != 10 || res.Sent != 2 || res.NotSent() != 8 {
+			t.Errorf("planned %d, sent %d, not sent %d; want 10, 2, 8", res.Planned, res.Sent, res.NotSent())
 		}
 	})
 }

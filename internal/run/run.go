@@ -8,6 +8,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
@@ -42,6 +43,11 @@ type Plan struct {
 	// Probe, when not nil, sends probe requests next to the run (see
 	// Probe); Duration includes stopping them, as vLLM's does.
 	Probe *Probe
+	// Discard drops each record once every sink has had it, so that a run
+	// holds only the requests in flight and the records the sinks have not
+	// yet taken, however long it is: Result.Records is then nil. Without
+	// it, Result.Records holds every record.
+	Discard bool
 }
 
 // Sink receives each finished request's record as the run goes: the JSONL
@@ -69,13 +75,17 @@ type Starter interface {
 
 // Result is what a run produced.
 type Result struct {
-	// Records holds one record per released request, in request order.
-	// Requests never released (the run was cancelled first) are absent from
-	// it; released ones that were cancelled while they waited for a
-	// concurrency slot are marked NotSent.
+	// Records holds one record per released request, in request order
+	// (nil with Plan.Discard). Requests never released (the run was
+	// cancelled first) are absent from it; released ones that were
+	// cancelled while they waited for a concurrency slot are marked
+	// NotSent.
 	Records []*record.Record
 	// Planned is the number of requests the plan had.
 	Planned int
+	// Released is the number of requests released, and Sent the number
+	// of those actually sent (not marked NotSent).
+	Released, Sent int
 	// Probes are the probe requests' records, in send order (Plan.Probe;
 	// nil without). They are in neither Records nor the sinks.
 	Probes []*record.Record
@@ -103,22 +113,10 @@ type Result struct {
 	TopOther *ProcShare
 }
 
-// Sent is the number of requests actually sent: the records not marked
-// NotSent.
-func (r *Result) Sent() int {
-	n := 0
-	for _, rec := range r.Records {
-		if !rec.NotSent {
-			n++
-		}
-	}
-	return n
-}
-
 // NotSent is the number of planned requests that were never sent: those
 // never released, and those released but cancelled before a concurrency
 // slot freed.
-func (r *Result) NotSent() int { return r.Planned - r.Sent() }
+func (r *Result) NotSent() int { return r.Planned - r.Sent }
 
 // Load returns the resource use measured around the run.
 func (r *Result) Load() Load {
@@ -128,39 +126,56 @@ func (r *Result) Load() Load {
 // Health returns the client-health numbers of the run (see ComputeHealth).
 func (r *Result) Health() Health { return ComputeHealth(r.Records, r.Load()) }
 
-// Run executes plan with sender. Request i is released at start+Offsets[i]
-// (an absolute deadline, so a late wake-up does not delay later requests)
-// and recorded with Intended and Released. Without a concurrency limit it
-// is handed to the sender on a goroutine of its own at once. With a limit,
-// a released request starts on a new goroutine while fewer than
-// MaxConcurrency are in flight; otherwise it joins a FIFO queue, and the
-// goroutine of the next request to finish sends it. So the client holds at
-// most MaxConcurrency sending goroutines however many requests wait, and
-// the dispatcher never waits on a response.
+// Run executes plan with sender: RunWith whose payload is the request's
+// index.
+func Run(ctx context.Context, plan Plan, sender Sender) *Result {
+	return RunWith(ctx, plan, func(i int) int { return i },
+		func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+			sender.Send(ctx, i, rec, now)
+		})
+}
+
+// RunWith executes plan, sending each request's payload with send. Request
+// i is released at start+Offsets[i] (an absolute deadline, so a late
+// wake-up does not delay later requests) and recorded with Intended and
+// Released. take(i) gives request i's payload: the dispatcher calls it in
+// order, i = 0, 1, ..., on its own goroutine, before it waits for
+// request i's time, so a payload made a window ahead (see Window) costs
+// the send path nothing. Without a concurrency limit a released request is
+// handed to send on a goroutine of its own at once. With a limit, it
+// starts on a new goroutine while fewer than MaxConcurrency are in
+// flight; otherwise it joins a FIFO queue, and the goroutine of the next
+// request to finish sends it. So the client holds at most MaxConcurrency
+// sending goroutines however many requests wait, and the dispatcher never
+// waits on a response.
 //
 // A finished request's goroutine hands its record to the sinks' goroutine
-// through a channel with room for every request (so the hand-off never
-// blocks) and goes on; that goroutine calls each sink in Plan.Sinks in
-// turn, record by record. Every record has reached every sink when Run
-// returns; Duration does not include the sinks' catching up.
+// through an unbounded queue (so the hand-off never blocks) and goes on;
+// that goroutine calls each sink in Plan.Sinks in turn, record by record.
+// Every record has reached every sink when RunWith returns; Duration does
+// not include the sinks' catching up. With Plan.Discard nothing else keeps
+// a record: the run's memory is its requests in flight and the sinks'
+// backlog, whatever its length.
 //
 // With Plan.Probe, a goroutine of its own sends the probes from the
 // start until the last request has finished, outside the concurrency
-// limit and the sinks; Run waits for it to stop before taking Duration.
+// limit and the sinks; RunWith waits for it to stop before taking
+// Duration.
 //
 // Cancelling ctx stops dispatch and cancels requests in flight; their
-// records say so, and Run still returns (and sinks) every record it has.
-func Run(ctx context.Context, plan Plan, sender Sender) *Result {
+// records say so, and RunWith still returns (and sinks) every record it
+// has.
+func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send func(ctx context.Context, req T, rec *record.Record, now func() time.Duration)) *Result {
 	n := len(plan.Offsets)
-	recs := make([]*record.Record, n)
-	for i := range recs {
-		recs[i] = &record.Record{Index: i, Intended: plan.Offsets[i]}
+	var keep *kept
+	if !plan.Discard {
+		keep = &kept{recs: make([]*record.Record, n)}
 	}
-	q := admission{limit: plan.MaxConcurrency}
+	q := admission[T]{limit: plan.MaxConcurrency, offsets: plan.Offsets, take: take}
 	var wg sync.WaitGroup
-	var finished chan *record.Record
+	var finished *handoff
 	if len(plan.Sinks) > 0 {
-		finished = make(chan *record.Record, n)
+		finished = newHandoff()
 	}
 	procs := runtime.GOMAXPROCS(0)
 	gc0 := readGCStats()
@@ -177,23 +192,29 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 	if plan.Probe != nil {
 		probes = startProbe(ctx, plan.Probe, now)
 	}
+	var notSent atomic.Int64
 
-	// work sends rec, then the queued requests while there are any.
-	work := func(rec *record.Record, queued bool) {
+	// work sends j, then the queued requests while there are any.
+	work := func(j job[T], queued bool) {
 		defer wg.Done()
-		for rec != nil {
+		for j.rec != nil {
+			rec := j.rec
 			if queued && ctx.Err() != nil {
 				rec.Start = now()
 				rec.Error = "request cancelled before it was sent: " + ctx.Err().Error()
 				rec.NotSent = true
+				notSent.Add(1)
 			} else {
-				sender.Send(ctx, rec.Index, rec, now)
+				send(ctx, j.req, rec, now)
 			}
 			next := q.next()
-			if finished != nil {
-				finished <- rec // never blocks: there is room for every record
+			if keep != nil {
+				keep.put(rec)
 			}
-			rec, queued = next, true
+			if finished != nil {
+				finished.put(rec) // never blocks
+			}
+			j, queued = next, true
 		}
 	}
 
@@ -213,12 +234,10 @@ dispatch:
 		} else if ctx.Err() != nil {
 			break
 		}
-		rec := recs[i]
-		rec.Released = now()
 		released++
-		if q.admit(rec) {
+		if j, ok := q.admit(i, now()); ok {
 			wg.Add(1)
-			go work(rec, false)
+			go work(j, false)
 		}
 	}
 	wg.Wait()
@@ -230,79 +249,183 @@ dispatch:
 	// The run's resource use ends with its last response: read it before
 	// the sinks catch up, so a backlog of records to write does not count
 	// as the run's CPU over the run's wall time.
+	var recs []*record.Record
+	if keep != nil {
+		recs = keep.released(released)
+	}
 	res := &Result{
-		Records: recs[:released], Probes: probeRecs, Planned: n, Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
+		Records: recs, Probes: probeRecs, Planned: n, Released: released, Sent: released - int(notSent.Load()),
+		Duration: dur, Start: start, Interrupted: released < n || ctx.Err() != nil,
 		CPU: ReadUsage().Sub(cpu0), GC: readGCStats().Sub(gc0), Procs: procs,
 	}
 	host1 := hostProbe.cpu()
 	if finished != nil {
-		close(finished)
+		finished.close()
 		<-sunk
 	}
 	res.setHostLoad(host0, host1, procs0)
 	return res
 }
 
+// kept holds every record of a run without Plan.Discard, by index.
+type kept struct {
+	mu   sync.Mutex
+	recs []*record.Record
+}
+
+func (k *kept) put(rec *record.Record) {
+	k.mu.Lock()
+	k.recs[rec.Index] = rec
+	k.mu.Unlock()
+}
+
+// released returns the records of the first n requests, the ones
+// released.
+func (k *kept) released(n int) []*record.Record {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.recs[:n]
+}
+
+// job is a released request: its record and its payload.
+type job[T any] struct {
+	rec *record.Record
+	req T
+}
+
+// handoff is the unbounded queue from the requests' goroutines to the
+// sinks' goroutine: put never blocks, and the queue holds only the
+// records the sinks have not taken yet.
+type handoff struct {
+	mu     sync.Mutex
+	queue  []*record.Record
+	closed bool
+	ready  chan struct{} // has a token when the queue may be non-empty or closed
+}
+
+func newHandoff() *handoff { return &handoff{ready: make(chan struct{}, 1)} }
+
+// put appends rec and wakes the sinks' goroutine.
+func (h *handoff) put(rec *record.Record) {
+	h.mu.Lock()
+	h.queue = append(h.queue, rec)
+	h.mu.Unlock()
+	select {
+	case h.ready <- struct{}{}:
+	default:
+	}
+}
+
+// close says no record follows.
+func (h *handoff) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	select {
+	case h.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for records and returns them all, with buf's storage reused
+// for the next batch; ok is false once the queue is closed and empty.
+func (h *handoff) take(buf []*record.Record) (batch []*record.Record, ok bool) {
+	for {
+		h.mu.Lock()
+		if len(h.queue) > 0 {
+			batch, h.queue = h.queue, buf[:0]
+			h.mu.Unlock()
+			return batch, true
+		}
+		closed := h.closed
+		h.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		<-h.ready
+	}
+}
+
 // drain hands each finished record to the sinks in turn, after telling
 // the Starters the run's start, and closes sunk once finished is closed and
 // empty.
-func drain(sinks []Sink, start time.Time, finished <-chan *record.Record, sunk chan<- struct{}) {
+func drain(sinks []Sink, start time.Time, finished *handoff, sunk chan<- struct{}) {
 	defer close(sunk)
 	for _, s := range sinks {
 		if st, ok := s.(Starter); ok {
 			st.Start(start)
 		}
 	}
-	for rec := range finished {
-		for _, s := range sinks {
-			s.Record(rec)
+	var spare []*record.Record
+	for {
+		batch, ok := finished.take(spare)
+		if !ok {
+			return
 		}
+		for i, rec := range batch {
+			for _, s := range sinks {
+				s.Record(rec)
+			}
+			batch[i] = nil
+		}
+		spare = batch
 	}
 }
 
 // admission is the concurrency limit: a count of running senders and a
-// FIFO queue of released requests waiting for one.
-type admission struct {
+// FIFO queue of released requests waiting for one. A waiting request is
+// kept as its release time only (its index follows from its place in the
+// queue, since requests start in index order): its record is made, and its
+// payload taken, when it starts, so a long queue (a rate of inf under a
+// limit) costs 8 bytes a request.
+type admission[T any] struct {
 	limit   int // 0 = unlimited
+	offsets []time.Duration
+	take    func(i int) T
 	mu      sync.Mutex
 	running int
-	queue   []*record.Record
-	head    int
+	waiting []time.Duration // release times of the waiting requests
+	head    int             // waiting[head] is request first's
+	first   int
 }
 
-// admit reports whether rec may start now on a new sender goroutine;
-// otherwise rec is queued.
-func (a *admission) admit(rec *record.Record) bool {
+// start makes request i's job: its record and its payload.
+func (a *admission[T]) start(i int, released time.Duration) job[T] {
+	return job[T]{&record.Record{Index: i, Intended: a.offsets[i], Released: released}, a.take(i)}
+}
+
+// admit starts request i, released at released, when a sender may take it
+// now (ok), on a new goroutine; otherwise it waits in the queue.
+func (a *admission[T]) admit(i int, released time.Duration) (j job[T], ok bool) {
 	if a.limit <= 0 {
-		return true
+		return a.start(i, released), true
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.running < a.limit {
 		a.running++
-		return true
+		return a.start(i, released), true
 	}
-	a.queue = append(a.queue, rec)
-	return false
+	if a.head == len(a.waiting) {
+		a.waiting, a.head, a.first = a.waiting[:0], 0, i
+	}
+	a.waiting = append(a.waiting, released)
+	return job[T]{}, false
 }
 
-// next hands a finishing sender the oldest queued request, or returns nil
-// and releases its slot.
-func (a *admission) next() *record.Record {
+// next hands a finishing sender the oldest waiting request, or returns a
+// job without a record and releases its slot.
+func (a *admission[T]) next() job[T] {
 	if a.limit <= 0 {
-		return nil
+		return job[T]{}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.head < len(a.queue) {
-		rec := a.queue[a.head]
-		a.queue[a.head] = nil
+	if a.head < len(a.waiting) {
+		j := a.start(a.first+a.head, a.waiting[a.head])
 		a.head++
-		if a.head == len(a.queue) {
-			a.queue, a.head = a.queue[:0], 0
-		}
-		return rec
+		return j
 	}
 	a.running--
-	return nil
+	return job[T]{}
 }

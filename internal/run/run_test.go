@@ -106,8 +106,8 @@ func TestRunCancelKeepsRecords(t *testing.T) {
 		}
 		// Sent and failed (in flight at the cancel) are not "not sent"; the
 		// 2 never released are.
-		if res.Sent() != 2 || res.NotSent() != 2 {
-			t.Errorf("sent %d, not sent %d; want 2, 2", res.Sent(), res.NotSent())
+		if res.Sent != 2 || res.NotSent() != 2 {
+			t.Errorf("sent %d, not sent %d; want 2, 2", res.Sent, res.NotSent())
 		}
 		for _, r := range res.Records {
 			if r.Success || r.Error == "" {

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/vbench/vbench/internal/backend"
+	"github.com/vbench/vbench/internal/dataset"
+)
+
+// windowSize is how many rendered payloads the window keeps ready ahead
+// of the dispatcher.
+const windowSize = 4096
+
+// window renders the run's payloads a bounded number ahead of the
+// dispatcher, on a goroutine of its own: the dispatcher takes each one
+// ready (run.RunWith's take), so rendering stays off the send path, and
+// the run holds at most windowSize payloads instead of all of them. Each
+// request is dropped from the dataset's list once rendered.
+type window struct {
+	ch     chan *backend.Prepared
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	fail   error
+}
+
+// startWindow starts rendering reqs with c.
+func startWindow(ctx context.Context, c *backend.Client, reqs []dataset.Request) *window {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &window{ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		defer close(w.ch)
+		for i := range reqs {
+			p, err := c.Prepare(reqs[i:i+1], true)
+			reqs[i] = dataset.Request{}
+			if err != nil {
+				w.mu.Lock()
+				w.fail = err
+				w.mu.Unlock()
+				return
+			}
+			select {
+			case w.ch <- &p[0]:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// take returns the next payload, in request order; nil when rendering
+// failed (see err).
+func (w *window) take(int) *backend.Prepared { return <-w.ch }
+
+// stop ends the rendering and waits for it.
+func (w *window) stop() {
+	w.cancel()
+	<-w.done
+}
+
+// err is the rendering's error, if any.
+func (w *window) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fail
+}
