@@ -17,7 +17,13 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "random", New: newRandomSource, IgnoreEOS: IgnoreEOSOnOpenAI, Align: true, NeedsTokenizer: true})
+	Register(Kind{Name: "random", New: newRandomSource, IgnoreEOS: IgnoreEOSOnOpenAI, Align: true, NeedsTokenizer: true,
+		Count: func(spec scenario.Dataset, n int) int {
+			if b := spec.Random.BatchSize; b > 1 {
+				return (n + b - 1) / b
+			}
+			return n
+		}})
 }
 
 // randomSource is the random kind's Source: Random with the run's
@@ -32,23 +38,39 @@ func newRandomSource(spec scenario.Dataset) (Source, error) {
 	return randomSource{spec: *spec.Random}, nil
 }
 
-// Requests generates every request before yielding the first: the prompts
-// depend on one another through the shared rng.
-func (s randomSource) Requests(_ context.Context, env Env) iter.Seq2[Request, error] {
+// randomChunk is how many requests the random source makes at a time.
+const randomChunk = 1024
+
+// Requests makes the requests a chunk at a time as they are pulled (see
+// randomGen), the fix-ups of a chunk on every core. vLLM's warnings about
+// prompts whose re-encoding kept a different length sum over every
+// prompt, so they are printed when the last request has been made.
+func (s randomSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
-		reqs, info, err := Random(s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix)
+		g, err := newRandomGen(s.spec, env.NumPrompts, env.Seed, env.Tokenizer, env.IDPrefix)
 		if err != nil {
 			yield(Request{}, err)
 			return
 		}
-		fmt.Fprintln(env.Stderr, info.SamplingMessage())
-		for _, w := range info.Warnings() {
-			fmt.Fprintln(env.Stderr, w)
-		}
-		for i := range reqs {
-			if !yield(reqs[i], nil) {
+		fmt.Fprintln(env.Stderr, g.info.SamplingMessage())
+		for !g.done() {
+			if err := ctx.Err(); err != nil {
+				yield(Request{}, err)
 				return
 			}
+			chunk, err := g.next(randomChunk, runtime.GOMAXPROCS(0))
+			if err != nil {
+				yield(Request{}, err)
+				return
+			}
+			for i := range chunk {
+				if !yield(chunk[i], nil) {
+					return
+				}
+			}
+		}
+		for _, w := range g.info.Warnings() {
+			fmt.Fprintln(env.Stderr, w)
 		}
 	}
 }
@@ -151,24 +173,66 @@ func abs(n int) int {
 // the same, in the same order, as in a sequential run. tok must be safe for
 // concurrent use.
 func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) ([]Request, RandomInfo, error) {
-	var info RandomInfo
+	g, err := newRandomGen(spec, numPrompts, seed, tok, idPrefix)
+	if err != nil {
+		return nil, g.info, err
+	}
+	var reqs []Request
+	for !g.done() {
+		chunk, err := g.next(max(numPrompts, 1), runtime.GOMAXPROCS(0))
+		if err != nil {
+			return nil, g.info, err
+		}
+		reqs = append(reqs, chunk...)
+	}
+	return reqs, g.info, nil
+}
+
+// randomGen makes the random dataset's requests in order, a chunk at a
+// time, with exactly Random's draws: each of the three length arrays is
+// drawn from a copy of the rng taken where that array's draws begin, and
+// the rng itself is moved past them (drawing and dropping) for the prefix
+// and the fix-ups' padding. So it holds no per-request array, and a run
+// can pull the requests as it needs them.
+type randomGen struct {
+	spec     scenario.RandomDataset
+	n        int
+	tok      tokenizer.Tokenizer
+	idPrefix string
+	vocab    int
+	allowed  []int
+	prefix   []int
+	// in, out and off draw the input lengths, output lengths and offsets;
+	// rng draws the prefix and the padding.
+	in, out, off, rng *numpy.Generator
+	i                 int // the next request
+	// info is what vLLM logs; its Mismatch is complete once done.
+	info RandomInfo
+}
+
+// newRandomGen checks the spec and draws what comes before the first
+// prompt (steps 1 to 4 of Random).
+func newRandomGen(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) (*randomGen, error) {
+	g := &randomGen{spec: spec, n: numPrompts, tok: tok, idPrefix: idPrefix}
+	info := &g.info
 	if numPrompts < 0 {
-		return nil, info, fmt.Errorf("random dataset: num_prompts %d is negative", numPrompts)
+		return g, fmt.Errorf("random dataset: num_prompts %d is negative", numPrompts)
 	}
 	if spec.PrefixLen < 0 {
-		return nil, info, fmt.Errorf("random dataset: prefix_len %d is negative", spec.PrefixLen)
+		return g, fmt.Errorf("random dataset: prefix_len %d is negative", spec.PrefixLen)
 	}
 	rIn, rOut := spec.RangeRatio.Input, spec.RangeRatio.Output
 	if !(rIn >= 0 && rIn < 1) {
-		return nil, info, fmt.Errorf("random dataset: range_ratio.input %v must be in [0, 1)", rIn)
+		return g, fmt.Errorf("random dataset: range_ratio.input %v must be in [0, 1)", rIn)
 	}
 	if !(rOut >= 0 && rOut < 1) {
-		return nil, info, fmt.Errorf("random dataset: range_ratio.output %v must be in [0, 1)", rOut)
+		return g, fmt.Errorf("random dataset: range_ratio.output %v must be in [0, 1)", rOut)
 	}
 	vocab := tok.VocabSize()
 	if vocab <= 0 {
-		return nil, info, fmt.Errorf("random dataset: tokenizer %s has vocabulary size %d", tok.Name(), vocab)
+		return g, fmt.Errorf("random dataset: tokenizer %s has vocabulary size %d", tok.Name(), vocab)
 	}
+	g.vocab = vocab
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, spec.InputLen-numSpecial)
 	info.InputLow = int(math.Floor(float64(realIn) * (1 - rIn)))
@@ -176,7 +240,7 @@ func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokeniz
 	info.OutputLow = max(int(math.Floor(float64(spec.OutputLen)*(1-rOut))), 1)
 	info.OutputHigh = max(int(math.Ceil(float64(spec.OutputLen)*(1+rOut))), 1)
 	if minTotal := spec.PrefixLen + info.InputLow; minTotal < 1 {
-		return nil, info, fmt.Errorf("random dataset: input_len %d is too small: with %d tokenizer special tokens and input range ratio %v, "+
+		return g, fmt.Errorf("random dataset: input_len %d is too small: with %d tokenizer special tokens and input range ratio %v, "+
 			"the smallest possible prompt (prefix_len + sampled input) has %d tokens; "+
 			"increase input_len or prefix_len, or decrease range_ratio, so that "+
 			"prefix_len + floor(max(0, input_len - special) * (1 - input range ratio)) >= 1",
@@ -185,74 +249,100 @@ func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokeniz
 
 	rng, err := numpy.NewGenerator(seed)
 	if err != nil {
-		return nil, info, fmt.Errorf("random dataset: %w", err)
+		return g, fmt.Errorf("random dataset: %w", err)
 	}
-	inputLens, err := rng.Integers(int64(info.InputLow), int64(info.InputHigh)+1, numPrompts)
-	if err != nil {
-		return nil, info, fmt.Errorf("random dataset: input lengths: %w", err)
+	skip := func(int64) {}
+	g.in = rng.Clone()
+	if err := rng.IntegersFunc(int64(info.InputLow), int64(info.InputHigh)+1, numPrompts, skip); err != nil {
+		return g, fmt.Errorf("random dataset: input lengths: %w", err)
 	}
-	outputLens, err := rng.Integers(int64(info.OutputLow), int64(info.OutputHigh)+1, numPrompts)
-	if err != nil {
-		return nil, info, fmt.Errorf("random dataset: output lengths: %w", err)
+	g.out = rng.Clone()
+	if err := rng.IntegersFunc(int64(info.OutputLow), int64(info.OutputHigh)+1, numPrompts, skip); err != nil {
+		return g, fmt.Errorf("random dataset: output lengths: %w", err)
 	}
-	offsets, err := rng.Integers(0, int64(vocab), numPrompts)
-	if err != nil {
-		return nil, info, fmt.Errorf("random dataset: offsets: %w", err)
+	g.off = rng.Clone()
+	if err := rng.IntegersFunc(0, int64(vocab), numPrompts, skip); err != nil {
+		return g, fmt.Errorf("random dataset: offsets: %w", err)
 	}
-	allowed := allowedTokens(vocab, tok.SpecialIDs())
-	if len(allowed) == 0 {
-		return nil, info, fmt.Errorf("random dataset: tokenizer %s has no non-special tokens", tok.Name())
+	g.rng = rng
+	g.allowed = allowedTokens(vocab, tok.SpecialIDs())
+	if len(g.allowed) == 0 {
+		return g, fmt.Errorf("random dataset: tokenizer %s has no non-special tokens", tok.Name())
 	}
 
-	var prefix []int
 	if spec.PrefixLen > 0 {
-		idx, err := rng.Integers(0, int64(len(allowed)), spec.PrefixLen)
+		idx, err := rng.Integers(0, int64(len(g.allowed)), spec.PrefixLen)
 		if err != nil {
-			return nil, info, fmt.Errorf("random dataset: prefix: %w", err)
+			return g, fmt.Errorf("random dataset: prefix: %w", err)
 		}
 		seq := make([]int, len(idx))
 		for k, j := range idx {
-			seq[k] = allowed[j]
+			seq[k] = g.allowed[j]
 		}
 		f := &fixup{seq: seq, target: spec.PrefixLen, tries: maxRetries, keep: true}
 		if err := f.finish(tok, rng, vocab); err != nil {
-			return nil, info, fmt.Errorf("random dataset: prefix: %w", err)
+			return g, fmt.Errorf("random dataset: prefix: %w", err)
 		}
-		prefix, info.PrefixMismatch = f.final, f.mismatch
+		g.prefix, info.PrefixMismatch = f.final, f.mismatch
 	}
+	return g, nil
+}
 
-	fixes := make([]fixup, numPrompts)
-	parallel(numPrompts, func(i int) {
-		inLen := int(inputLens[i])
-		seq := make([]int, 0, len(prefix)+inLen)
-		seq = append(seq, prefix...)
-		start := int(offsets[i]) + i
-		for k := 0; k < inLen; k++ {
-			seq = append(seq, allowed[(start+k)%len(allowed)])
+// done reports whether every request was made.
+func (g *randomGen) done() bool { return g.i >= g.n }
+
+// next makes up to k more requests (a multiple of the batch size, when
+// batching), fixing them up on up to workers goroutines (steps 5 to 7 of
+// Random, and the batching).
+func (g *randomGen) next(k, workers int) ([]Request, error) {
+	if b := g.spec.BatchSize; b > 1 {
+		k = max(k/b, 1) * b
+	}
+	from := g.i
+	m := min(k, g.n-from)
+	draw := func(r *numpy.Generator, low, high int64) int64 {
+		var v int64
+		r.IntegersFunc(low, high, 1, func(x int64) { v = x }) // the bounds were checked by newRandomGen
+		return v
+	}
+	inLens, outLens, offsets := make([]int, m), make([]int, m), make([]int, m)
+	for j := range m {
+		inLens[j] = int(draw(g.in, int64(g.info.InputLow), int64(g.info.InputHigh)+1))
+		outLens[j] = int(draw(g.out, int64(g.info.OutputLow), int64(g.info.OutputHigh)+1))
+		offsets[j] = int(draw(g.off, 0, int64(g.vocab)))
+	}
+	fixes := make([]fixup, m)
+	parallelN(m, workers, func(j int) {
+		inLen := inLens[j]
+		seq := make([]int, 0, len(g.prefix)+inLen)
+		seq = append(seq, g.prefix...)
+		start := offsets[j] + from + j
+		for t := 0; t < inLen; t++ {
+			seq = append(seq, g.allowed[(start+t)%len(g.allowed)])
 		}
-		fixes[i] = fixup{seq: seq, target: spec.PrefixLen + inLen, tries: maxRetries}
-		fixes[i].run(tok)
+		fixes[j] = fixup{seq: seq, target: g.spec.PrefixLen + inLen, tries: maxRetries}
+		fixes[j].run(g.tok)
 	})
-
-	reqs := make([]Request, numPrompts)
-	for i := range fixes {
-		f := &fixes[i]
-		if err := f.finish(tok, rng, vocab); err != nil {
-			return nil, info, fmt.Errorf("random dataset: request %d: %w", i, err)
+	reqs := make([]Request, m)
+	for j := range fixes {
+		f := &fixes[j]
+		if err := f.finish(g.tok, g.rng, g.vocab); err != nil {
+			return nil, fmt.Errorf("random dataset: request %d: %w", from+j, err)
 		}
-		info.Mismatch += f.mismatch
-		reqs[i] = Request{
+		g.info.Mismatch += f.mismatch
+		reqs[j] = Request{
 			Prompt:    f.prompt,
 			PromptLen: f.length,
-			OutputLen: int(outputLens[i]),
-			ID:        idPrefix + strconv.Itoa(i),
+			OutputLen: outLens[j],
+			ID:        g.idPrefix + strconv.Itoa(from+j),
 		}
 		*f = fixup{} // release the prompt's tokens
 	}
-	if spec.BatchSize > 1 {
-		reqs = batch(reqs, spec.BatchSize, idPrefix)
+	g.i += m
+	if b := g.spec.BatchSize; b > 1 {
+		reqs = batch(reqs, b, g.idPrefix, from/b)
 	}
-	return reqs, info, nil
+	return reqs, nil
 }
 
 // allowedTokens returns [0, vocab) without the special ids, ascending.
@@ -270,12 +360,13 @@ func allowedTokens(vocab int, special []int) []int {
 	return allowed
 }
 
-// batch groups consecutive requests into batches of size b.
-func batch(reqs []Request, b int, idPrefix string) []Request {
+// batch groups consecutive requests into batches of size b, the first
+// numbered first.
+func batch(reqs []Request, b int, idPrefix string, first int) []Request {
 	out := make([]Request, 0, (len(reqs)+b-1)/b)
 	for i := 0; i < len(reqs); i += b {
 		group := reqs[i:min(i+b, len(reqs))]
-		r := Request{Prompts: make([]string, len(group)), ID: idPrefix + strconv.Itoa(i/b)}
+		r := Request{Prompts: make([]string, len(group)), ID: idPrefix + strconv.Itoa(first+i/b)}
 		for k, g := range group {
 			r.Prompts[k] = g.Prompt
 			r.PromptLen += g.PromptLen
@@ -348,8 +439,11 @@ func (f *fixup) finish(tok tokenizer.Tokenizer, rng *numpy.Generator, vocab int)
 
 // parallel calls fn(i) for every i in [0, n) on up to GOMAXPROCS
 // goroutines.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func parallel(n int, fn func(i int)) { parallelN(n, runtime.GOMAXPROCS(0), fn) }
+
+// parallelN calls fn(i) for every i in [0, n) on up to workers goroutines.
+func parallelN(n, workers int, fn func(i int)) {
+	workers = min(workers, n)
 	if workers <= 1 {
 		for i := 0; i < n; i++ {
 			fn(i)

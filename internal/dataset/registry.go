@@ -122,6 +122,13 @@ type Kind struct {
 	// instead of drawing arrivals from load.request_rate and
 	// load.burstiness (vLLM's --self-timed for timed_trace).
 	SelfTimed func(spec scenario.Dataset) bool
+	// Count, when set, says how many requests the kind's Source yields
+	// for spec and load.num_prompts before it makes any, and that it makes
+	// them one after another as they are pulled: a run then pulls them a
+	// window ahead of its schedule instead of building them all first
+	// (Open). A kind that must see all its rows first (a shuffle, an
+	// oversampling) leaves it unset.
+	Count func(spec scenario.Dataset, numPrompts int) int
 	// ArrivalSeedZero says that when a run of the kind draws its arrivals
 	// (not self-timed), it draws them with seed 0 whatever the scenario's
 	// seed: vLLM's class reseeds NumPy's global generator with its own
@@ -236,51 +243,29 @@ func ForcesIgnoreEOS(name string, openAICompatible bool) bool {
 // Build generates the requests of the scenario's dataset spec through its
 // kind's registry entry: it refuses an unregistered kind (as Check) and a
 // kind that needs a tokenizer when env has none, generates the requests in
-// order, checking each (Request.Validate), and, for a kind that aligns, re-aligns them with env.Server's
-// tokenizer (Align), printing Align's message, if any, to env.Stdout.
+// order, checking each (Request.Validate), and, for a kind that aligns,
+// re-aligns them with env.Server's tokenizer (Align), printing Align's
+// message, if any, to env.Stdout. It is Open with every request taken.
 func Build(ctx context.Context, spec scenario.Dataset, env Env) ([]Request, error) {
-	k, err := lookup(spec.Kind())
+	s, err := Open(ctx, spec, env)
 	if err != nil {
 		return nil, err
 	}
-	if k.NeedsTokenizer && env.Tokenizer == nil {
-		return nil, fmt.Errorf("dataset %s needs a client tokenizer: unset tokenizer.skip_init", k.Name)
+	defer s.Close()
+	if !s.Lazy() {
+		return s.All(), nil
 	}
-	if env.Stdout == nil {
-		env.Stdout = io.Discard
-	}
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
-	src, err := k.New(spec)
-	if err != nil {
-		return nil, inputError(k.Name, err)
-	}
-	reqs := make([]Request, 0, min(max(env.NumPrompts, 0), 1<<16))
-	for r, err := range src.Requests(ctx, env) {
-		if err != nil {
-			return nil, inputError(k.Name, err)
+	reqs := make([]Request, 0, min(s.Len(), 1<<16))
+	for {
+		r, err := s.Next()
+		if err == io.EOF {
+			return reqs, nil
 		}
-		if err := r.Validate(); err != nil {
-			return nil, fmt.Errorf("internal error: dataset %s: request %d: %w", k.Name, len(reqs), err)
+		if err != nil {
+			return nil, err
 		}
 		reqs = append(reqs, r)
 	}
-	if !k.Align || env.Server == nil {
-		return reqs, nil
-	}
-	st, err := env.Server()
-	if err != nil {
-		return nil, err
-	}
-	reqs, res, err := Align(ctx, st, reqs)
-	if err != nil {
-		return nil, fmt.Errorf("aligning prompts with the server tokenizer: %w", err)
-	}
-	if msg := res.Message(); msg != "" {
-		fmt.Fprintln(env.Stdout, msg)
-	}
-	return reqs, nil
 }
 
 // ErrInput is wrapped by Build's errors that come from the dataset's

@@ -16,7 +16,7 @@ import (
 // once: a column that fits is read back and sorted whole; a longer one is
 // sorted in runs of this many, merged as they are read (tests lower it to
 // exercise the merge).
-var sortMemValues = 4 << 20
+var sortMemValues = 1 << 18
 
 // column is a list of float64 values kept in a blob, in the order they
 // were added: a latency metric's values, or the successes' start or end
@@ -244,4 +244,15 @@ func (h *mergeHeap) Pop() any {
 	x := h.runs[len(h.runs)-1]
 	h.runs = h.runs[:len(h.runs)-1]
 	return x
+}
+
+// steadyStats is steadyStats of the column's values.
+func (c *column) steadyStats(name string, percentiles []float64) (MetricStats, error) {
+	if c.n <= sortMemValues {
+		v, err := c.all()
+		return steadyStats(name, v, percentiles), err
+	}
+	st, err := c.describe(name, percentiles)
+	st.Std = 0
+	return st, err
 }

@@ -184,11 +184,10 @@ func (s *rowStore) rows(from, to int, errp *error) iter.Seq2[int, *row] {
 // reads them back in request order and computes vLLM's statistics exactly
 // as ComputeOutcomes does over the same outcomes in memory (numpy's
 // pairwise sums in request order, order statistics from the sorted
-// values, sorted in memory up to a few million values and merged from
+// values, sorted in memory up to 262,144 values (2 MiB) and merged from
 // sorted runs beyond), so the summary is the same to the last bit.
 //
-// Its memory is a few megabytes whatever the run's length, except with
-// Options.SteadyState, whose window search holds the outcomes. On disk it
+// Its memory is a few megabytes whatever the run's length. On disk it
 // takes 128 bytes per request, 8 per inter-token latency and the
 // generated and error texts. An Accumulator is not safe for concurrent use
 // (a run calls its sinks one at a time); Release frees its files.
@@ -494,8 +493,6 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 	var ta TokenAccounting
 	good := 0
 	t0, maxEnd := math.Inf(1), math.Inf(-1)
-	var steadyOuts []Outcome
-	var steadyLens []int
 	var err error
 	for _, r := range a.rows.rows(0, a.n, &err) {
 		if !r.has(flagRecorded) {
@@ -509,7 +506,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	for o, r := range a.each(opt.SteadyState != nil, &err) {
+	for o, r := range a.each(false, &err) {
 		outLen := 0
 		if !o.Success {
 			s.Failed++
@@ -543,12 +540,6 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 			if opt.AccountTokens && s.HasTokenizer {
 				ta.add(int(r[fOutputTokens]), int(r[fCount])-1, r.has(flagStopString), r.has(flagStopToken))
 			}
-		}
-		if opt.SteadyState != nil {
-			c := *o
-			c.ITLs = slices.Clone(o.ITLs)
-			steadyOuts = append(steadyOuts, c)
-			steadyLens = append(steadyLens, outLen)
 		}
 	}
 	if err != nil {
@@ -598,7 +589,9 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		s.Metrics = append(s.Metrics, st)
 	}
 	if opt.SteadyState != nil {
-		s.SteadyState = ComputeSteadyState(steadyOuts, steadyLens, dur, *opt.SteadyState)
+		if s.SteadyState, err = a.steady(dur, t0, maxEnd, starts, ends, s.HasTokenizer, newCol); err != nil {
+			return nil, err
+		}
 	}
 	a.lags, err = lagsOf(sendLags, readLags)
 	return s, err
@@ -748,4 +741,107 @@ func (a *Accumulator) Arrays(s *Summary, detailed bool) error {
 		s.Errors = append(s.Errors, o.Error)
 	}
 	return err
+}
+
+// steady is ComputeSteadyState from the spilled figures: the window from
+// the successes' sorted start and end times (t0 the first start, maxEnd
+// the last end), then its metrics from a pass over the outcomes.
+func (a *Accumulator) steady(dur, t0, maxEnd float64, starts, ends *column, hasTok bool, newCol func() *column) (*SteadyState, error) {
+	opt := *a.opt.SteadyState
+	if opt.Target <= 0 || starts.n == 0 {
+		return nil, nil
+	}
+	thr := opt.Threshold
+	if thr <= 0 {
+		thr = DefaultSteadyThreshold
+	}
+	w := SteadyWindow{TargetConcurrency: opt.Target, Threshold: thr,
+		ThresholdAbs: max(1, int(math.Ceil(thr*float64(opt.Target)))), RequestsTotal: starts.n}
+	var errS, errE error
+	up, down, peak := steadySweep(sortedSeq(starts, &errS), sortedSeq(ends, &errE), w.ThresholdAbs)
+	if err := errors.Join(errS, errE); err != nil {
+		return nil, err
+	}
+	w.ObservedPeak = peak
+	if math.IsNaN(up) {
+		return nil, nil
+	}
+	if math.IsNaN(down) {
+		down = maxEnd
+	}
+	count := func(c *column) (int, error) {
+		n := 0
+		r := c.reader()
+		var v [1]float64
+		for range c.n {
+			if err := r.ReadFloats(v[:]); err != nil {
+				return 0, err
+			}
+			if v[0] >= up && v[0] < down {
+				n++
+			}
+		}
+		return n, nil
+	}
+	var err error
+	if w.RequestsStarted, err = count(starts); err != nil {
+		return nil, err
+	}
+	if w.RequestsCompleted, err = count(ends); err != nil {
+		return nil, err
+	}
+	w, ok := finishWindow(w, up, down, t0, dur, opt)
+	if !ok {
+		return nil, nil
+	}
+	start, end := w.StartS+t0, w.EndS+t0
+	in := func(t float64) bool { return t >= start && t < end }
+	var completed, inputTokens, outputTokens int
+	ttfts, tpots := newCol(), newCol()
+	for o, r := range a.each(false, &err) {
+		if !o.Success {
+			continue
+		}
+		if in(o.StartTime + o.Latency) {
+			completed++
+		}
+		if in(o.StartTime) {
+			inputTokens += o.PromptLen
+			ttfts.add(o.TTFT)
+			if n := outputLenOf(r, hasTok); n > 1 {
+				tpots.add((o.Latency - o.TTFT) / float64(n-1))
+			}
+		}
+		t := o.StartTime + o.TTFT
+		if in(t) {
+			outputTokens++
+		}
+		for _, itl := range o.ITLs {
+			t += itl
+			if t >= end {
+				break
+			}
+			if in(t) {
+				outputTokens++
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := max(w.DurationS, 1e-9)
+	ss := &SteadyState{
+		Window:            w,
+		RequestThroughput: float64(completed) / d,
+		InputThroughput:   float64(inputTokens) / d,
+		OutputThroughput:  float64(outputTokens) / d,
+	}
+	if ss.TTFT, err = ttfts.steadyStats(TTFT, opt.Percentiles); err != nil {
+		return nil, err
+	}
+	if ss.TPOT, err = tpots.steadyStats(TPOT, SteadyTPOTPercentiles); err != nil {
+		return nil, err
+	}
+	ss.TotalTokenThroughput = ss.InputThroughput + ss.OutputThroughput
+	return ss, nil
 }

@@ -38,7 +38,7 @@ func foldOutcomes(n int, seed uint64) []Outcome {
 func TestFoldMatchesReference(t *testing.T) {
 	opt := Options{PercentileMetrics: MetricOrder, Percentiles: []float64{0, 25, 50, 90, 99, 99.9, 100},
 		Goodput: map[string]float64{"ttft": 20, "e2el": 150}, CountTokens: func(s string) int { return len(strings.Fields(s)) },
-		MaxConcurrencySet: true, RequestRateFinite: true}
+		MaxConcurrencySet: true, RequestRateFinite: true, SteadyState: &SteadyOptions{Target: 30, Percentiles: []float64{50, 99}}}
 	for _, tc := range []struct {
 		name    string
 		n       int
@@ -76,7 +76,7 @@ func TestFoldMatchesReference(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("fold differs from the reference:\n got %+v\nwant %+v", got, want)
 			}
-			if got.PeakOverlappingRequests < 2 || got.Failed == 0 || got.MaxOutputTokensPerS == 0 {
+			if got.PeakOverlappingRequests < 2 || got.Failed == 0 || got.MaxOutputTokensPerS == 0 || got.SteadyState == nil {
 				t.Errorf("the data does not exercise the fold: %+v", got)
 			}
 		})

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -205,25 +206,8 @@ func steadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWi
 	slices.Sort(ends)
 	w.RequestsTotal = len(starts)
 	t0 := starts[0]
-	up, down := math.NaN(), math.NaN()
-	cur := 0
-	for i, j := 0, 0; i < len(starts) || j < len(ends); {
-		if j < len(ends) && (i == len(starts) || ends[j] <= starts[i]) {
-			before := cur
-			cur = max(cur-1, 0)
-			if before >= w.ThresholdAbs && cur < w.ThresholdAbs {
-				down = ends[j]
-			}
-			j++
-			continue
-		}
-		cur++
-		w.ObservedPeak = max(w.ObservedPeak, cur)
-		if cur == w.ThresholdAbs && math.IsNaN(up) {
-			up = starts[i]
-		}
-		i++
-	}
+	up, down, peak := steadySweep(sliceSeq(starts), sliceSeq(ends), w.ThresholdAbs)
+	w.ObservedPeak = peak
 	if math.IsNaN(up) {
 		return w, false
 	}
@@ -238,6 +222,13 @@ func steadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWi
 			w.RequestsCompleted++
 		}
 	}
+	return finishWindow(w, up, down, t0, duration, opt)
+}
+
+// finishWindow completes a window that opened at up and closed at down
+// (run times; t0 the first success's start): none when no success
+// started or ended in it, else its times from t0 and its warning.
+func finishWindow(w SteadyWindow, up, down, t0, duration float64, opt SteadyOptions) (SteadyWindow, bool) {
 	if w.RequestsStarted == 0 && w.RequestsCompleted == 0 {
 		return w, false
 	}
@@ -253,3 +244,38 @@ func steadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWi
 	}
 	return w, true
 }
+
+// steadySweep sweeps the successes' start and end times, each given in
+// ascending order, an end before a start at equal times: up is the first
+// start that brings the in-flight count to thr, down the last end that
+// takes it below (NaN when none), and peak the largest count.
+func steadySweep(starts, ends iter.Seq[float64], thr int) (up, down float64, peak int) {
+	nextS, stopS := iter.Pull(starts)
+	defer stopS()
+	nextE, stopE := iter.Pull(ends)
+	defer stopE()
+	up, down = math.NaN(), math.NaN()
+	cur := 0
+	s, okS := nextS()
+	e, okE := nextE()
+	for okS || okE {
+		if okE && (!okS || e <= s) {
+			before := cur
+			cur = max(cur-1, 0)
+			if before >= thr && cur < thr {
+				down = e
+			}
+			e, okE = nextE()
+			continue
+		}
+		cur++
+		peak = max(peak, cur)
+		if cur == thr && math.IsNaN(up) {
+			up = s
+		}
+		s, okS = nextS()
+	}
+	return up, down, peak
+}
+
+func sliceSeq(v []float64) iter.Seq[float64] { return slices.Values(v) }

@@ -202,31 +202,54 @@ func (g *Generator) Integers(low, high int64, size int) ([]int64, error) {
 	if size == 0 {
 		return []int64{}, nil
 	}
+	out := make([]int64, 0, size)
+	err := g.IntegersFunc(low, high, size, func(v int64) { out = append(out, v) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IntegersFunc draws what Integers(low, high, size) draws, handing each
+// value to f in order instead of returning them: the generator ends in the
+// same state, and f(nothing) skips the draws without holding them.
+func (g *Generator) IntegersFunc(low, high int64, size int, f func(int64)) error {
+	if size < 0 {
+		return fmt.Errorf("negative size %d", size)
+	}
+	if size == 0 {
+		return nil
+	}
 	if high == math.MinInt64 || low > high-1 {
-		return nil, errLowHigh
+		return errLowHigh
 	}
 	rng := uint64(high - 1 - low)
 	off := uint64(low)
-	out := make([]int64, size)
 	switch {
 	case rng == 0:
-		for i := range out {
-			out[i] = low
+		for range size {
+			f(low)
 		}
 	case rng < math.MaxUint32:
-		for i := range out {
-			out[i] = int64(off + uint64(g.lemire32(uint32(rng))))
+		for range size {
+			f(int64(off + uint64(g.lemire32(uint32(rng)))))
 		}
 	case rng == math.MaxUint32:
-		for i := range out {
-			out[i] = int64(off + uint64(g.bits.Uint32()))
+		for range size {
+			f(int64(off + uint64(g.bits.Uint32())))
 		}
 	default:
-		for i := range out {
-			out[i] = int64(off + g.lemire64(rng))
+		for range size {
+			f(int64(off + g.lemire64(rng)))
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// Clone returns a generator in g's state that draws independently of it.
+func (g *Generator) Clone() *Generator {
+	b := *g.bits
+	return &Generator{bits: &b}
 }
 
 // lemire32 returns a value uniform on [0, rng] (rng < 2³²−1).

@@ -13,19 +13,24 @@ import (
 // generator as the dataset left it (see pyGlobalRandom). It runs once,
 // before the payloads are built. No modules leaves the requests unchanged.
 func assignLoRA(reqs []dataset.Request, t scenario.Target, py *numpy.PyRandom) {
+	if assign := loraAssigner(t, py); assign != nil {
+		for i := range reqs {
+			assign(i, &reqs[i])
+		}
+	}
+}
+
+// loraAssigner is assignLoRA for one request at a time, called with the
+// requests in order (request i, then i+1): nil without LoRA modules.
+func loraAssigner(t scenario.Target, py *numpy.PyRandom) func(i int, r *dataset.Request) {
 	mods := t.LoraModules
 	if len(mods) == 0 {
-		return
+		return nil
 	}
 	if t.LoraAssignment == "round-robin" {
-		for i := range reqs {
-			reqs[i].Model = mods[i%len(mods)]
-		}
-		return
+		return func(i int, r *dataset.Request) { r.Model = mods[i%len(mods)] }
 	}
-	for i := range reqs {
-		reqs[i].Model = mods[py.Choice(len(mods))]
-	}
+	return func(_ int, r *dataset.Request) { r.Model = mods[py.Choice(len(mods))] }
 }
 
 // pyGlobalRandom is Python's global random generator as vLLM starts:

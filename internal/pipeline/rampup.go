@@ -33,8 +33,9 @@ func newRampLog(sc *scenario.Scenario, planned int) *rampLog {
 		return l
 	}
 	last := int(l.r.StartRPS)
-	for i, rate := range schedule.Rates(scheduleSpec(sc), planned) {
-		if cur := int(rate); cur > last {
+	spec := scheduleSpec(sc)
+	for i := range planned {
+		if cur := int(schedule.RateAt(spec, i, planned)); cur > last {
 			l.changes = append(l.changes, rampChange{i, cur})
 			l.at[i] = -1
 			last = cur

@@ -124,11 +124,20 @@ type preparedRun struct {
 	tokName  string
 	tgt      *target
 	client   *backend.Client
-	// reqs are the requests the window renders as the run goes.
-	reqs    []dataset.Request
+	// stream gives the requests the window renders as the run goes, and
+	// lora, when not nil, assigns each its LoRA module.
+	stream *dataset.Stream
+	lora   func(i int, r *dataset.Request)
+	// datasetLog holds what the dataset prints while the run pulls from
+	// it, until the run ends.
+	datasetLog *heldObserver
 	window  *window
 	probe   []backend.Prepared
-	offsets []time.Duration
+	// sched gives the n requests' intended send times; replay holds a
+	// self-timed run's (nil otherwise).
+	sched  run.Schedule
+	n      int
+	replay []time.Duration
 	maxConc int
 	// sideProbe is the payload of the probe requests
 	// (load.probe_request_rate; nil without).
@@ -184,7 +193,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	}
 
 	pyGlobal := pyGlobalRandom(sc.Seed)
-	reqs, err := buildDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush)
+	stream, err := openDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush)
 	if errors.Is(err, dataset.ErrInput) {
 		held.drop()
 		return nil, InputError(err)
@@ -197,9 +206,11 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
 		return nil, fmt.Errorf("the server's tokenizer failed while building the dataset: %w", srv.Err())
 	}
-	if len(reqs) == 0 {
+	pr.closers = append(pr.closers, stream.Close)
+	if stream.Len() == 0 {
 		return nil, noRequests(sc)
 	}
+	pr.datasetLog = held
 
 	extra := samplingBody(sc)
 	obs := env.observer()
@@ -233,12 +244,11 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	pr.closers = append(pr.closers, func() { client.Close() })
 	// The ready check and the warmups send request 0 with the run's model
 	// (vLLM's test input), whatever LoRA module request 0 gets.
-	first := reqs[0]
-	assignLoRA(reqs, sc.Target, pyGlobal)
+	first := stream.First()
 	// The payloads are rendered as the run goes (window); the first one
 	// now, so that a request the backend cannot send fails the run before
 	// it starts.
-	if _, err := client.Prepare(reqs[:1], true); err != nil {
+	if _, err := client.Prepare([]dataset.Request{first}, true); err != nil {
 		return nil, err
 	}
 	probe, err := client.Prepare([]dataset.Request{first}, false)
@@ -251,11 +261,12 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if pr.sideProbe, err = prepareProbe(sc, client, first); err != nil {
 		return nil, err
 	}
-	offsets, err := runOffsets(sc, reqs)
+	sched, replay, err := runSchedule(sc, stream.Len(), stream.All())
 	if err != nil {
 		return nil, err
 	}
-	pr.client, pr.reqs, pr.probe, pr.offsets, pr.maxConc = client, reqs, probe, offsets, maxConc
+	pr.client, pr.stream, pr.lora, pr.probe, pr.maxConc = client, stream, loraAssigner(sc.Target, pyGlobal), probe, maxConc
+	pr.sched, pr.n, pr.replay = sched, stream.Len(), replay
 	return pr, nil
 }
 
@@ -265,7 +276,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 // saved as the "experiment" member of the result's "vbench" object.
 func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage) (*Outcome, error) {
 	sc, tok, tokName, tgt, client := pr.sc, pr.tok, pr.tokName, pr.tgt, pr.client
-	probe, offsets, maxConc := pr.probe, pr.offsets, pr.maxConc
+	probe, n, maxConc := pr.probe, pr.n, pr.maxConc
 	obs := env.observer()
 	obs.ReadyCheck(report.ReadyStarting, 0)
 	if err := readyCheck(ctx, sc, client, probe, env); err != nil {
@@ -322,18 +333,20 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	})
 	defer acc.Release()
 	// Open the connections the first wave will use before the clock starts.
-	if err := client.Preconnect(ctx, probeConns(preconnectWave(sc, offsets, maxConc), maxConc, pr.sideProbe != nil)); err != nil {
+	if err := client.Preconnect(ctx, probeConns(preconnectWave(sc, n, pr.replay, maxConc), maxConc, pr.sideProbe != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
 	}
 	// The window renders the first payloads, and the dataset's garbage is
 	// collected, before the clock starts.
-	pr.window = startWindow(ctx, client, pr.reqs)
-	pr.reqs = nil
+	// What the dataset prints while the run pulls from it waits for the
+	// run's end.
+	pr.datasetLog.holding = true
+	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
-	display := progress.New(env.Stderr, len(offsets), sc.Output.DisableTqdm, &pr.activity)
-	ramp := newRampLog(sc, len(offsets))
+	display := progress.New(env.Stderr, n, sc.Output.DisableTqdm, &pr.activity)
+	ramp := newRampLog(sc, n)
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done), ramp}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
@@ -343,7 +356,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	// The timeline draws every request: only then are the records kept.
 	keep := sc.Output.PlotTimeline || env.KeepRecords
-	res := run.RunWith(ctx, run.Plan{Offsets: offsets, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
+	res := run.RunWith(ctx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
 		pr.window.take,
 		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
 			if p == nil {
@@ -353,17 +366,22 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 			}
 			pr.activity.Send(now, func() { client.Send(ctx, p, rec, now) })
 		})
+
 	pr.window.stop()
 	samples := sampler.stop()
 	display.Finish()
+	pr.datasetLog.flush()
 	var recErr error
 	if recFile != nil {
 		if recErr = recFile.Close(); recErr != nil {
 			recErr = fmt.Errorf("writing the records: %w", recErr)
 		}
 	}
+	// A request that could not be made fails the run, after its results
+	// are written.
+	var windowErr error
 	if err := pr.window.err(); err != nil {
-		return nil, fmt.Errorf("making the requests' payloads: %w", err)
+		windowErr = fmt.Errorf("making the requests: %w", err)
 	}
 
 	sum, err := acc.Close(res.Duration)
@@ -393,12 +411,15 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, len(offsets)) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, n) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	if err != nil {
-		return out, err
+		return out, errors.Join(windowErr, err)
+	}
+	if windowErr != nil {
+		return out, windowErr
 	}
 	if res.Interrupted {
-		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, len(offsets), ctx.Err())
+		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, n, ctx.Err())
 	}
 	if sum.Completed == 0 {
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(sum))
@@ -430,12 +451,12 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 	return spec
 }
 
-// buildDataset generates the scenario's dataset through its registry
-// entry, which may align the prompts with the server's tokenizer as vLLM
-// does; beforeServer is called before the server's tokenizer is first asked for.
-func buildDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func()) ([]dataset.Request, error) {
+// openDataset opens the scenario's dataset through its registry entry,
+// which may align the prompts with the server's tokenizer as vLLM does;
+// beforeServer is called before the server's tokenizer is first asked for.
+func openDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func()) (*dataset.Stream, error) {
 	server := alignServer(tgt, env)
-	return dataset.Build(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
+	return dataset.Open(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
 		beforeServer()
 		return server()
 	}, env.observer()))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/schedule"
 )
@@ -18,20 +19,39 @@ func selfTimed(sc *scenario.Scenario) bool {
 	return k.ReplaysTimes(sc.Dataset)
 }
 
-// runOffsets is the run's schedule, one offset per request: each
+// arrivalSeed is the seed the run's arrivals are drawn with (see
+// runSchedule).
+func arrivalSeed(sc *scenario.Scenario) uint32 {
+	if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.ArrivalSeedZero {
+		return 0
+	}
+	return uint32(sc.Seed)
+}
+
+// runSchedule is the run's schedule, one offset per request: each
 // request's trace time for a self-timed run (schedule.Replay: absolute,
 // not re-based), else the arrival process drawn as vLLM draws it. For a
 // kind that draws its arrivals with seed 0 (dataset.Kind.ArrivalSeedZero:
 // timed_trace not self-timed) the gaps are drawn with seed 0, whatever the
 // scenario's seed: vLLM's TimedTrace reseeds NumPy's global generator with
 // its dataset seed, which --seed does not reach (0).
-func runOffsets(sc *scenario.Scenario, reqs []dataset.Request) ([]time.Duration, error) {
+//
+// A drawn arrival process is drawn as the run goes (schedule.Cursor),
+// holding no offset; a self-timed run's trace times are held, and
+// returned as replay.
+func runSchedule(sc *scenario.Scenario, n int, reqs []dataset.Request) (sched run.Schedule, replay []time.Duration, err error) {
 	if !selfTimed(sc) {
-		seed := uint32(sc.Seed)
-		if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.ArrivalSeedZero {
-			seed = 0
-		}
-		return schedule.Offsets(scheduleSpec(sc), len(reqs), seed)
+		c, err := schedule.NewCursor(scheduleSpec(sc), n, arrivalSeed(sc))
+		return c, nil, err
+	}
+	replay, err = replayOffsets(n, reqs)
+	return run.SliceSchedule(replay), replay, err
+}
+
+// replayOffsets are the trace times of a self-timed run's n requests.
+func replayOffsets(n int, reqs []dataset.Request) ([]time.Duration, error) {
+	if len(reqs) != n {
+		return nil, fmt.Errorf("internal error: a self-timed run needs its %d requests' trace times before it starts, and has %d", n, len(reqs))
 	}
 	times := make([]time.Duration, len(reqs))
 	for i := range reqs {
@@ -56,10 +76,10 @@ func replayWave(offsets []time.Duration) int {
 // preconnectWave is how many connections to open before the clock starts:
 // firstWave, and for a self-timed run at most the requests its trace
 // sends in the first second (plus one).
-func preconnectWave(sc *scenario.Scenario, offsets []time.Duration, maxConc int) int {
-	n := firstWave(sc, len(offsets), maxConc)
+func preconnectWave(sc *scenario.Scenario, planned int, replay []time.Duration, maxConc int) int {
+	n := firstWave(sc, planned, maxConc)
 	if selfTimed(sc) {
-		n = min(n, replayWave(offsets))
+		n = min(n, replayWave(replay))
 	}
 	return n
 }

@@ -133,7 +133,7 @@ func TestPreconnectWave(t *testing.T) {
 		if tc.sc.Load.MaxConcurrency != nil {
 			maxConc = *tc.sc.Load.MaxConcurrency
 		}
-		if got := preconnectWave(&tc.sc, tc.offsets, maxConc); got != tc.want {
+		if got := preconnectWave(&tc.sc, len(tc.offsets), tc.offsets, maxConc); got != tc.want {
 			t.Errorf("%s: preconnectWave = %d, want %d", tc.name, got, tc.want)
 		}
 	}

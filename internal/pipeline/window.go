@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	"github.com/vbench/vbench/internal/backend"
@@ -15,8 +16,9 @@ const windowSize = 4096
 // window renders the run's payloads a bounded number ahead of the
 // dispatcher, on a goroutine of its own: the dispatcher takes each one
 // ready (run.RunWith's take), so rendering stays off the send path, and
-// the run holds at most windowSize payloads instead of all of them. Each
-// request is dropped from the dataset's list once rendered.
+// the run holds at most windowSize payloads instead of all of them. The
+// requests come from the dataset's stream, made as they are needed when
+// its kind can (dataset.Open).
 type window struct {
 	ch     chan *backend.Prepared
 	cancel context.CancelFunc
@@ -25,20 +27,32 @@ type window struct {
 	fail   error
 }
 
-// startWindow starts rendering reqs with c.
-func startWindow(ctx context.Context, c *backend.Client, reqs []dataset.Request) *window {
+// startWindow starts rendering the requests of s with c, each given its
+// LoRA module by lora (when not nil) first.
+func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora func(int, *dataset.Request)) *window {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &window{ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		defer close(w.ch)
-		for i := range reqs {
-			p, err := c.Prepare(reqs[i:i+1], true)
-			reqs[i] = dataset.Request{}
+		for i := 0; ; i++ {
+			r, err := s.Next()
+			if err == io.EOF {
+				return
+			}
+			var p []backend.Prepared
+			if err == nil {
+				if lora != nil {
+					lora(i, &r)
+				}
+				p, err = c.Prepare([]dataset.Request{r}, true)
+			}
 			if err != nil {
-				w.mu.Lock()
-				w.fail = err
-				w.mu.Unlock()
+				if ctx.Err() == nil { // not the run's end or interruption
+					w.mu.Lock()
+					w.fail = err
+					w.mu.Unlock()
+				}
 				return
 			}
 			select {

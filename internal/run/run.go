@@ -6,6 +6,7 @@ package run
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,9 @@ func (f SenderFunc) Send(ctx context.Context, i int, rec *record.Record, now fun
 type Plan struct {
 	// Offsets are the intended send times, non-decreasing, one per request.
 	Offsets []time.Duration
+	// Schedule, when not nil, gives the intended send times in order
+	// instead of Offsets, so that a long run need not hold them.
+	Schedule Schedule
 	// MaxConcurrency limits in-flight requests (0 = unlimited). Requests
 	// released while the limit is full wait; that wait is their client
 	// queue time.
@@ -48,6 +52,30 @@ type Plan struct {
 	// yet taken, however long it is: Result.Records is then nil. Without
 	// it, Result.Records holds every record.
 	Discard bool
+}
+
+// Schedule gives a run's intended send times, in request order.
+type Schedule interface {
+	// Len is the number of requests.
+	Len() int
+	// Next returns the next request's offset from the start.
+	Next() time.Duration
+}
+
+// SliceSchedule is the Schedule of offsets held in memory.
+func SliceSchedule(offsets []time.Duration) Schedule { return &sliceSchedule{offsets: offsets} }
+
+// sliceSchedule is a Schedule over offsets held in memory.
+type sliceSchedule struct {
+	offsets []time.Duration
+	i       int
+}
+
+func (s *sliceSchedule) Len() int { return len(s.offsets) }
+func (s *sliceSchedule) Next() time.Duration {
+	d := s.offsets[s.i]
+	s.i++
+	return d
 }
 
 // Sink receives each finished request's record as the run goes: the JSONL
@@ -166,12 +194,16 @@ func Run(ctx context.Context, plan Plan, sender Sender) *Result {
 // records say so, and RunWith still returns (and sinks) every record it
 // has.
 func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send func(ctx context.Context, req T, rec *record.Record, now func() time.Duration)) *Result {
-	n := len(plan.Offsets)
+	sched := plan.Schedule
+	if sched == nil {
+		sched = &sliceSchedule{offsets: plan.Offsets}
+	}
+	n := sched.Len()
 	var keep *kept
 	if !plan.Discard {
 		keep = &kept{recs: make([]*record.Record, n)}
 	}
-	q := admission[T]{limit: plan.MaxConcurrency, offsets: plan.Offsets, take: take}
+	q := admission[T]{limit: plan.MaxConcurrency, take: take}
 	var wg sync.WaitGroup
 	var finished *handoff
 	if len(plan.Sinks) > 0 {
@@ -223,7 +255,8 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 	released := 0
 dispatch:
 	for i := 0; i < n; i++ {
-		if wait := time.Until(start.Add(plan.Offsets[i])); wait > 0 {
+		off := sched.Next()
+		if wait := time.Until(start.Add(off)); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
@@ -235,7 +268,7 @@ dispatch:
 			break
 		}
 		released++
-		if j, ok := q.admit(i, now()); ok {
+		if j, ok := q.admit(i, off, now()); ok {
 			wg.Add(1)
 			go work(j, false)
 		}
@@ -374,42 +407,41 @@ func drain(sinks []Sink, start time.Time, finished *handoff, sunk chan<- struct{
 
 // admission is the concurrency limit: a count of running senders and a
 // FIFO queue of released requests waiting for one. A waiting request is
-// kept as its release time only (its index follows from its place in the
-// queue, since requests start in index order): its record is made, and its
-// payload taken, when it starts, so a long queue (a rate of inf under a
-// limit) costs 8 bytes a request.
+// kept as its intended and release times only, delta-encoded (its index
+// follows from its place in the queue, since requests start in index
+// order): its record is made, and its payload taken, when it starts. So a
+// long queue (a rate of inf under a limit) costs a few bytes a request.
 type admission[T any] struct {
 	limit   int // 0 = unlimited
-	offsets []time.Duration
 	take    func(i int) T
 	mu      sync.Mutex
 	running int
-	waiting []time.Duration // release times of the waiting requests
-	head    int             // waiting[head] is request first's
-	first   int
+	waiting timeQueue
+	first   int // the index of the oldest waiting request
 }
 
 // start makes request i's job: its record and its payload.
-func (a *admission[T]) start(i int, released time.Duration) job[T] {
-	return job[T]{&record.Record{Index: i, Intended: a.offsets[i], Released: released}, a.take(i)}
+func (a *admission[T]) start(i int, intended, released time.Duration) job[T] {
+	return job[T]{&record.Record{Index: i, Intended: intended, Released: released}, a.take(i)}
 }
 
-// admit starts request i, released at released, when a sender may take it
-// now (ok), on a new goroutine; otherwise it waits in the queue.
-func (a *admission[T]) admit(i int, released time.Duration) (j job[T], ok bool) {
+// admit starts request i, intended at intended and released at released,
+// when a sender may take it now (ok), on a new goroutine; otherwise it
+// waits in the queue.
+func (a *admission[T]) admit(i int, intended, released time.Duration) (j job[T], ok bool) {
 	if a.limit <= 0 {
-		return a.start(i, released), true
+		return a.start(i, intended, released), true
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.running < a.limit {
 		a.running++
-		return a.start(i, released), true
+		return a.start(i, intended, released), true
 	}
-	if a.head == len(a.waiting) {
-		a.waiting, a.head, a.first = a.waiting[:0], 0, i
+	if a.waiting.n == 0 {
+		a.first = i
 	}
-	a.waiting = append(a.waiting, released)
+	a.waiting.push(intended, released)
 	return job[T]{}, false
 }
 
@@ -421,11 +453,47 @@ func (a *admission[T]) next() job[T] {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.head < len(a.waiting) {
-		j := a.start(a.first+a.head, a.waiting[a.head])
-		a.head++
+	if a.waiting.n > 0 {
+		intended, released := a.waiting.pop()
+		j := a.start(a.first, intended, released)
+		a.first++
 		return j
 	}
 	a.running--
 	return job[T]{}
+}
+
+// timeQueue is a FIFO of pairs of times, each stored as its difference
+// from the previous pair's, zig-zag varint encoded: times that grow by
+// microseconds take a few bytes a pair.
+type timeQueue struct {
+	buf     []byte
+	head, n int
+	lastIn  [2]time.Duration
+	lastOut [2]time.Duration
+}
+
+func (q *timeQueue) push(a, b time.Duration) {
+	q.buf = binary.AppendVarint(q.buf, int64(a-q.lastIn[0]))
+	q.buf = binary.AppendVarint(q.buf, int64(b-q.lastIn[1]))
+	q.lastIn = [2]time.Duration{a, b}
+	q.n++
+}
+
+func (q *timeQueue) pop() (a, b time.Duration) {
+	da, k := binary.Varint(q.buf[q.head:])
+	q.head += k
+	db, k := binary.Varint(q.buf[q.head:])
+	q.head += k
+	a, b = q.lastOut[0]+time.Duration(da), q.lastOut[1]+time.Duration(db)
+	q.lastOut = [2]time.Duration{a, b}
+	q.n--
+	switch {
+	case q.n == 0:
+		q.buf, q.head = q.buf[:0], 0
+	case q.head > 1<<16 && q.head > len(q.buf)/2:
+		q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
+		q.head = 0
+	}
+	return a, b
 }

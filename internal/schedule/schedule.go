@@ -118,19 +118,11 @@ func SecondsWith(spec Spec, n int, rs *numpy.RandomState) ([]float64, error) {
 	}
 	d := make([]float64, n)
 	for i := range d {
-		r := rate(spec, i, n)
-		if !(r > 0) {
-			return nil, fmt.Errorf("schedule: request %d has non-positive rate %v", i, r)
+		g, err := gap(spec, i, n, rs)
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case math.IsInf(r, 1):
-			d[i] = 0
-		case math.IsInf(spec.Burstiness, 1):
-			d[i] = 1 / r
-		default:
-			theta := 1 / (r * spec.Burstiness)
-			d[i] = rs.Gamma(spec.Burstiness, theta)
-		}
+		d[i] = g
 	}
 	for i := 1; i < n; i++ {
 		d[i] += d[i-1]
@@ -143,6 +135,93 @@ func SecondsWith(spec Spec, n int, rs *numpy.RandomState) ([]float64, error) {
 		}
 	}
 	return d, nil
+}
+
+// gap is request i's gap g_i (step 2 of Seconds), drawn from rs.
+func gap(spec Spec, i, n int, rs *numpy.RandomState) (float64, error) {
+	r := rate(spec, i, n)
+	if !(r > 0) {
+		return 0, fmt.Errorf("schedule: request %d has non-positive rate %v", i, r)
+	}
+	switch {
+	case math.IsInf(r, 1):
+		return 0, nil
+	case math.IsInf(spec.Burstiness, 1):
+		return 1 / r, nil
+	default:
+		theta := 1 / (r * spec.Burstiness)
+		return rs.Gamma(spec.Burstiness, theta), nil
+	}
+}
+
+// RateAt is request i's rate among n (see Rates).
+func RateAt(spec Spec, i, n int) float64 { return rate(spec, i, n) }
+
+// Cursor gives the offsets of Offsets one at a time, in order, without
+// holding them: it draws the gaps twice from generators seeded alike, once
+// for d_{n−1} (the rescaling needs it) and once as it goes, with the same
+// additions and multiplications, so each offset is Offsets' to the bit.
+type Cursor struct {
+	spec    Spec
+	n, i    int
+	seed    uint32
+	rs      *numpy.RandomState
+	sum     float64
+	factor  float64
+	rescale bool
+}
+
+// NewCursor checks spec as Offsets does and makes the first pass.
+func NewCursor(spec Spec, n int, seed uint32) (*Cursor, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("schedule: negative request count %d", n)
+	}
+	c := &Cursor{spec: spec, n: n, seed: seed}
+	if n == 0 {
+		return c, nil
+	}
+	if err := validate(spec); err != nil {
+		return nil, err
+	}
+	rs := numpy.NewRandomState(seed)
+	total := 0.0
+	for i := range n {
+		g, err := gap(spec, i, n, rs)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			total = g
+		} else {
+			total = g + total
+		}
+	}
+	if spec.RampUp == nil && total != 0 {
+		c.rescale, c.factor = true, (float64(n)/spec.Rate)/total
+	}
+	c.rs = numpy.NewRandomState(seed)
+	return c, nil
+}
+
+// Len is the number of offsets.
+func (c *Cursor) Len() int { return c.n }
+
+// Next returns the next offset; past the last it returns the last again.
+func (c *Cursor) Next() time.Duration {
+	if c.i < c.n {
+		g, _ := gap(c.spec, c.i, c.n, c.rs) // checked by NewCursor
+		if c.i == 0 {
+			c.sum = g
+		} else {
+			c.sum = g + c.sum
+		}
+		c.i++
+	}
+	v := c.sum
+	if c.rescale {
+		v *= c.factor
+	}
+	return time.Duration(math.Round(v * 1e9))
 }
 
 // Offsets is Seconds converted to durations, each rounded to the nearest
