@@ -131,13 +131,13 @@ type preparedRun struct {
 	// datasetLog holds what the dataset prints while the run pulls from
 	// it, until the run ends.
 	datasetLog *heldObserver
-	window  *window
-	probe   []backend.Prepared
+	window     *window
+	probe      []backend.Prepared
 	// sched gives the n requests' intended send times; replay holds a
 	// self-timed run's (nil otherwise).
-	sched  run.Schedule
-	n      int
-	replay []time.Duration
+	sched   run.Schedule
+	n       int
+	replay  []time.Duration
 	maxConc int
 	// sideProbe is the payload of the probe requests
 	// (load.probe_request_rate; nil without).
