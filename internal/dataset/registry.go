@@ -59,6 +59,9 @@ type Env struct {
 	// as vLLM's sampling does, so that later draws from it (the LoRA
 	// modules' random assignment) match vLLM's; other kinds leave it alone.
 	PyGlobal *numpy.PyRandom
+	// Feedback carries the run's answers to the Source of a kind that asks
+	// for them (Kind.Feedback); nil for other kinds. Open sets it.
+	Feedback *Feedback
 	// Counts, when not nil, receives what a kind that filters its
 	// candidates counted (vbench dataset prints it); kinds that do not
 	// filter leave it alone.
@@ -129,6 +132,13 @@ type Kind struct {
 	// (Open). A kind that must see all its rows first (a shuffle, an
 	// oversampling) leaves it unset.
 	Count func(spec scenario.Dataset, numPrompts int) int
+	// Feedback says the kind's requests depend on earlier answers (a
+	// conversation's next turn carries the last answer): its Source gets
+	// Env.Feedback and waits there for the answers it needs; the run hands
+	// each finished request's answer over before the source makes later
+	// requests. Such a kind makes its requests as they are pulled, so it
+	// must have Count.
+	Feedback bool
 	// ArrivalSeedZero says that when a run of the kind draws its arrivals
 	// (not self-timed), it draws them with seed 0 whatever the scenario's
 	// seed: vLLM's class reseeds NumPy's global generator with its own
@@ -193,6 +203,8 @@ func validate(k Kind) {
 		panic("dataset: a kind needs a name")
 	case k.New == nil:
 		panic(fmt.Sprintf("dataset: kind %q has no constructor", k.Name))
+	case k.Feedback && k.Count == nil:
+		panic(fmt.Sprintf("dataset: kind %q asks for feedback without Count: its requests cannot be made before the run", k.Name))
 	case k.IgnoreEOS < IgnoreEOSAsSet || k.IgnoreEOS > IgnoreEOSAlways:
 		panic(fmt.Sprintf("dataset: kind %q has an invalid IgnoreEOS %d", k.Name, k.IgnoreEOS))
 	}

@@ -28,6 +28,9 @@ type Stream struct {
 	got  int
 	// pending: first was pulled by Open and not handed out yet.
 	pending bool
+	// feedback carries answers to a kind that asks for them (nil
+	// otherwise).
+	feedback *Feedback
 }
 
 // Open starts the scenario's dataset through its kind's registry entry,
@@ -61,6 +64,10 @@ func Open(ctx context.Context, spec scenario.Dataset, env Env) (*Stream, error) 
 	s.n = k.Count(spec, env.NumPrompts)
 	if s.n == 0 {
 		return s, nil
+	}
+	if k.Feedback {
+		s.feedback = NewFeedback()
+		env.Feedback = s.feedback
 	}
 	s.pull, s.stop = iter.Pull2(src.Requests(ctx, env))
 	first, err := s.Next()
@@ -195,6 +202,28 @@ func (s *Stream) Next() (Request, error) {
 		return Request{}, fmt.Errorf("internal error: dataset %s made more than the %d requests it counted", s.name, s.n)
 	}
 	return r, nil
+}
+
+// WantsFeedback reports whether the stream's kind asks for the run's
+// answers (Kind.Feedback): the run then hands each finished request's
+// answer to Feedback, before anything else.
+func (s *Stream) WantsFeedback() bool { return s.feedback != nil }
+
+// Feedback hands a finished request's answer to a kind that asks for
+// answers; it does nothing for the others.
+func (s *Stream) Feedback(a Answer) {
+	if s.feedback != nil {
+		s.feedback.Put(a)
+	}
+}
+
+// End says the run has ended: a source waiting for an answer stops
+// waiting (its Next fails), so that whoever pulls from the stream can
+// stop.
+func (s *Stream) End() {
+	if s.feedback != nil {
+		s.feedback.End()
+	}
 }
 
 // Close stops a lazy source.

@@ -354,6 +354,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if sampler != nil { // after the records file, which writes its header first
 		sinks = append(sinks, sampler)
 	}
+	if pr.stream.WantsFeedback() { // first: a later request waits on it
+		sinks = append([]run.Sink{run.SinkFunc(func(rec *record.Record) { pr.stream.Feedback(answerOf(rec)) })}, sinks...)
+	}
 	// The timeline draws every request: only then are the records kept.
 	keep := sc.Output.PlotTimeline || env.KeepRecords
 	res := run.RunWith(ctx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
@@ -520,6 +523,20 @@ func countTokens(tok tokenizer.Tokenizer) func(string) int {
 		return nil
 	}
 	return func(s string) int { return len(tok.Encode(s, false)) }
+}
+
+// answerOf is a finished request's answer, for a dataset that asks for
+// feedback.
+func answerOf(rec *record.Record) dataset.Answer {
+	a := dataset.Answer{Index: rec.Index, Success: rec.Success, Error: rec.Error, Text: rec.GeneratedText,
+		PromptTokens: rec.PromptLen, OutputTokens: rec.OutputTokens, End: rec.End}
+	if len(rec.Chunks) > 0 {
+		a.TTFT = rec.Chunks[0] - rec.Start
+	}
+	if rec.End > 0 {
+		a.Latency = rec.End - rec.Start
+	}
+	return a
 }
 
 // firstError is the text of the run's first failure, in request order.

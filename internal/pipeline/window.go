@@ -20,6 +20,7 @@ const windowSize = 4096
 // requests come from the dataset's stream, made as they are needed when
 // its kind can (dataset.Open).
 type window struct {
+	stream *dataset.Stream
 	ch     chan *backend.Prepared
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -31,7 +32,7 @@ type window struct {
 // LoRA module by lora (when not nil) first.
 func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora func(int, *dataset.Request)) *window {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &window{ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{})}
+	w := &window{stream: s, ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		defer close(w.ch)
@@ -69,9 +70,11 @@ func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora
 // failed (see err).
 func (w *window) take(int) *backend.Prepared { return <-w.ch }
 
-// stop ends the rendering and waits for it.
+// stop ends the rendering and waits for it: a source waiting for an
+// answer that will not come stops waiting.
 func (w *window) stop() {
 	w.cancel()
+	w.stream.End()
 	<-w.done
 }
 

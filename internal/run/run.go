@@ -239,14 +239,16 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 			} else {
 				send(ctx, j.req, rec, now)
 			}
-			next := q.next()
+			// The sinks get the record before the next request is taken:
+			// a source waiting for this answer (feedback) may be what that
+			// request's payload waits on.
 			if keep != nil {
 				keep.put(rec)
 			}
 			if finished != nil {
 				finished.put(rec) // never blocks
 			}
-			j, queued = next, true
+			j, queued = q.next(), true
 		}
 	}
 
