@@ -72,7 +72,7 @@ var badInputs = []badInput{
 	{name: "num_prompts 1e12", issue: "11.4",
 		files: map[string]string{"s.cue": "target: simulator: {}\ntokenizer: name: \"o200k_base\"\nload: num_prompts: 1000000000000\n"},
 		args:  []string{"run", "s.cue"}, exit: cli.ExitUsage,
-		stderr: `^vbench: load\.num_prompts 1000000000000: the prepared requests need about [0-9.]+ PiB .* more than the [0-9.]+ [KMGT]iB available`, notStderr: `fatal error`},
+		stderr: `^vbench: load\.num_prompts 1000000000000: a run of dataset random needs about [0-9.]+ PiB .* more than the [0-9.]+ [KMGT]iB available`, notStderr: `fatal error`},
 
 	// Item 3: an output location that cannot hold results fails before
 	// the first request, not after the run.

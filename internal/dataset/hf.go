@@ -16,7 +16,14 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true})
+	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true,
+		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
+			// Rows are read as they are sampled, keeping a tenth of the
+			// files' size; each sampled request holds its prompt until
+			// sent.
+			out := lenOr(spec.HF.OutputLen, 256)
+			return MemoryEstimate{Fixed: 0.1 * pathBytes(spec.HF.Path), PerRequest: 768, PromptTokens: 256, OutputTokens: out}
+		}})
 }
 
 // hfClassLookup is hfClassFor; tests replace it to run a class of their

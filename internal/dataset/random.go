@@ -23,7 +23,8 @@ func init() {
 				return (n + b - 1) / b
 			}
 			return n
-		}})
+		},
+		Memory: randomMemory})
 }
 
 // randomSource is the random kind's Source: Random with the run's
@@ -36,6 +37,17 @@ func newRandomSource(spec scenario.Dataset) (Source, error) {
 		return nil, errors.New("the scenario sets no dataset.random")
 	}
 	return randomSource{spec: *spec.Random}, nil
+}
+
+// randomMemory is the random kind's estimate: nothing per request (the
+// requests are made a chunk at a time as the run pulls them), and one
+// chunk being made: each prompt's token ids (8 bytes a token, several
+// copies while it is decoded and re-encoded) and its text.
+func randomMemory(spec scenario.Dataset, _ int) MemoryEstimate {
+	r := spec.Random
+	in := float64(r.PrefixLen) + float64(r.InputLen)*(1+r.RangeRatio.Input)
+	return MemoryEstimate{Fixed: randomChunk * (in*32 + 512), PromptTokens: in,
+		OutputTokens: float64(r.OutputLen) * (1 + r.RangeRatio.Output)}
 }
 
 // randomChunk is how many requests the random source makes at a time.

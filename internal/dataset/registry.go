@@ -132,6 +132,10 @@ type Kind struct {
 	// (Open). A kind that must see all its rows first (a shuffle, an
 	// oversampling) leaves it unset.
 	Count func(spec scenario.Dataset, numPrompts int) int
+	// Memory, when set, estimates what a run of spec with numPrompts
+	// requests holds for the kind (see MemoryEstimate); the run's memory
+	// check adds the run's own. Without it DefaultMemory applies.
+	Memory func(spec scenario.Dataset, numPrompts int) MemoryEstimate
 	// Feedback says the kind's requests depend on earlier answers (a
 	// conversation's next turn carries the last answer): its Source gets
 	// Env.Feedback and waits there for the answers it needs; the run hands

@@ -22,7 +22,13 @@ import (
 )
 
 func init() {
-	Register(Kind{Name: "sharegpt", New: newShareGPTSource, NeedsTokenizer: true, PythonRandom: true})
+	Register(Kind{Name: "sharegpt", New: newShareGPTSource, NeedsTokenizer: true, PythonRandom: true,
+		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
+			// The file is decoded whole (about twice its size in Go
+			// values); each sampled request holds its prompt until sent.
+			out := lenOr(spec.ShareGPT.OutputLen, 256)
+			return MemoryEstimate{Fixed: 2 * pathBytes(spec.ShareGPT.Path), PerRequest: 3 << 10, PromptTokens: 256, OutputTokens: out}
+		}})
 }
 
 // vLLM's is_valid_sequence bounds for sharegpt.
