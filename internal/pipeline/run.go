@@ -342,6 +342,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	// run's end.
 	pr.datasetLog.holding = true
 	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
+	pr.window.wait(ctx)
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.

@@ -24,6 +24,11 @@ type window struct {
 	ch     chan *backend.Prepared
 	cancel context.CancelFunc
 	done   chan struct{}
+	// filled is closed once the window is full (or rendering ended; for a
+	// source that waits for answers, once the first payload is ready):
+	// the run's clock starts after it, so that its first requests never
+	// wait for their payloads.
+	filled chan struct{}
 	mu     sync.Mutex
 	fail   error
 }
@@ -32,10 +37,12 @@ type window struct {
 // LoRA module by lora (when not nil) first.
 func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora func(int, *dataset.Request)) *window {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &window{stream: s, ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{})}
+	w := &window{stream: s, ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{}), filled: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		defer close(w.ch)
+		var fill sync.Once
+		defer fill.Do(func() { close(w.filled) })
 		for i := 0; ; i++ {
 			r, err := s.Next()
 			if err == io.EOF {
@@ -61,9 +68,23 @@ func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora
 			case <-ctx.Done():
 				return
 			}
+			// A source that waits for answers cannot fill the window
+			// before the run answers: its first payload is enough.
+			if i+1 == windowSize || s.WantsFeedback() {
+				fill.Do(func() { close(w.filled) })
+			}
 		}
 	}()
 	return w
+}
+
+// wait waits until the window is full, or rendering has ended, or ctx
+// ends.
+func (w *window) wait(ctx context.Context) {
+	select {
+	case <-w.filled:
+	case <-ctx.Done():
+	}
 }
 
 // take returns the next payload, in request order; nil when rendering

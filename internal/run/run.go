@@ -466,36 +466,46 @@ func (a *admission[T]) next() job[T] {
 }
 
 // timeQueue is a FIFO of pairs of times, each stored as its difference
-// from the previous pair's, zig-zag varint encoded: times that grow by
-// microseconds take a few bytes a pair.
+// from the previous pair's, zig-zag varint encoded, in blocks of 64 KiB
+// dropped as they are read: times that grow by microseconds take a few
+// bytes a pair, and the queue never holds more than it has.
 type timeQueue struct {
-	buf     []byte
-	head, n int
+	blocks  [][]byte
+	head    int // read position in blocks[0]
+	n       int
 	lastIn  [2]time.Duration
 	lastOut [2]time.Duration
 }
 
+const timeBlock = 64 << 10
+
 func (q *timeQueue) push(a, b time.Duration) {
-	q.buf = binary.AppendVarint(q.buf, int64(a-q.lastIn[0]))
-	q.buf = binary.AppendVarint(q.buf, int64(b-q.lastIn[1]))
+	if len(q.blocks) == 0 || cap(q.blocks[len(q.blocks)-1])-len(q.blocks[len(q.blocks)-1]) < 2*binary.MaxVarintLen64 {
+		q.blocks = append(q.blocks, make([]byte, 0, timeBlock))
+	}
+	last := &q.blocks[len(q.blocks)-1]
+	*last = binary.AppendVarint(*last, int64(a-q.lastIn[0]))
+	*last = binary.AppendVarint(*last, int64(b-q.lastIn[1]))
 	q.lastIn = [2]time.Duration{a, b}
 	q.n++
 }
 
 func (q *timeQueue) pop() (a, b time.Duration) {
-	da, k := binary.Varint(q.buf[q.head:])
+	if q.head == len(q.blocks[0]) { // a full block read: the next one
+		q.blocks[0] = nil
+		q.blocks, q.head = q.blocks[1:], 0
+	}
+	blk := q.blocks[0]
+	da, k := binary.Varint(blk[q.head:])
 	q.head += k
-	db, k := binary.Varint(q.buf[q.head:])
+	db, k := binary.Varint(blk[q.head:])
 	q.head += k
 	a, b = q.lastOut[0]+time.Duration(da), q.lastOut[1]+time.Duration(db)
 	q.lastOut = [2]time.Duration{a, b}
-	q.n--
-	switch {
-	case q.n == 0:
-		q.buf, q.head = q.buf[:0], 0
-	case q.head > 1<<16 && q.head > len(q.buf)/2:
-		q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
-		q.head = 0
+	if q.n--; q.n == 0 { // keep one block for the next pushes
+		last := q.blocks[len(q.blocks)-1][:0]
+		clear(q.blocks)
+		q.blocks, q.head = append(q.blocks[:0], last), 0
 	}
 	return a, b
 }
