@@ -224,6 +224,10 @@ func NewAccumulator(opt Options) *Accumulator {
 	return a
 }
 
+// Err is the error NewAccumulator met making its spill files (nil when
+// it made them): a run checks it before it starts.
+func (a *Accumulator) Err() error { return a.err }
+
 // Release frees the accumulator's spill files; the summary it made stays
 // valid, but Arrays can no longer be read.
 func (a *Accumulator) Release() {
@@ -794,54 +798,22 @@ func (a *Accumulator) steady(dur, t0, maxEnd float64, starts, ends *column, hasT
 	if !ok {
 		return nil, nil
 	}
-	start, end := w.StartS+t0, w.EndS+t0
-	in := func(t float64) bool { return t >= start && t < end }
-	var completed, inputTokens, outputTokens int
 	ttfts, tpots := newCol(), newCol()
+	f := steadyFold{start: w.StartS + t0, end: w.EndS + t0, ttft: ttfts.add, tpot: tpots.add}
 	for o, r := range a.each(false, &err) {
-		if !o.Success {
-			continue
-		}
-		if in(o.StartTime + o.Latency) {
-			completed++
-		}
-		if in(o.StartTime) {
-			inputTokens += o.PromptLen
-			ttfts.add(o.TTFT)
-			if n := outputLenOf(r, hasTok); n > 1 {
-				tpots.add((o.Latency - o.TTFT) / float64(n-1))
-			}
-		}
-		t := o.StartTime + o.TTFT
-		if in(t) {
-			outputTokens++
-		}
-		for _, itl := range o.ITLs {
-			t += itl
-			if t >= end {
-				break
-			}
-			if in(t) {
-				outputTokens++
-			}
+		if o.Success {
+			f.add(o, outputLenOf(r, hasTok))
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	d := max(w.DurationS, 1e-9)
-	ss := &SteadyState{
-		Window:            w,
-		RequestThroughput: float64(completed) / d,
-		InputThroughput:   float64(inputTokens) / d,
-		OutputThroughput:  float64(outputTokens) / d,
-	}
+	ss := f.state(w)
 	if ss.TTFT, err = ttfts.steadyStats(TTFT, opt.Percentiles); err != nil {
 		return nil, err
 	}
 	if ss.TPOT, err = tpots.steadyStats(TPOT, SteadyTPOTPercentiles); err != nil {
 		return nil, err
 	}
-	ss.TotalTokenThroughput = ss.InputThroughput + ss.OutputThroughput
 	return ss, nil
 }

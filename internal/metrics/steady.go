@@ -115,46 +115,66 @@ func ComputeSteadyState(outs []Outcome, outputLens []int, duration float64, opt 
 			t0 = min(t0, o.StartTime)
 		}
 	}
-	start, end := w.StartS+t0, w.EndS+t0
-	in := func(t float64) bool { return t >= start && t < end }
-	var completed, inputTokens, outputTokens int
 	var ttfts, tpots []float64
-	for i, o := range outs {
-		if !o.Success {
-			continue
-		}
-		if in(o.StartTime + o.Latency) {
-			completed++
-		}
-		if in(o.StartTime) {
-			inputTokens += o.PromptLen
-			ttfts = append(ttfts, o.TTFT)
-			if n := outputLens[i]; n > 1 {
-				tpots = append(tpots, (o.Latency-o.TTFT)/float64(n-1))
-			}
-		}
-		t := o.StartTime + o.TTFT
-		if in(t) {
-			outputTokens++
-		}
-		for _, itl := range o.ITLs {
-			t += itl
-			if t >= end {
-				break
-			}
-			if in(t) {
-				outputTokens++
-			}
+	f := steadyFold{start: w.StartS + t0, end: w.EndS + t0,
+		ttft: func(v float64) { ttfts = append(ttfts, v) }, tpot: func(v float64) { tpots = append(tpots, v) }}
+	for i := range outs {
+		if outs[i].Success {
+			f.add(&outs[i], outputLens[i])
 		}
 	}
+	ss := f.state(w)
+	ss.TTFT = steadyStats(TTFT, ttfts, opt.Percentiles)
+	ss.TPOT = steadyStats(TPOT, tpots, SteadyTPOTPercentiles)
+	return ss
+}
+
+// steadyFold counts a steady-state window's figures over the successes,
+// in request order, handing the TTFTs and TPOTs of the requests that
+// started in it to ttft and tpot.
+type steadyFold struct {
+	start, end                           float64
+	completed, inputTokens, outputTokens int
+	ttft, tpot                           func(float64)
+}
+
+// add counts one success whose output length is outLen.
+func (f *steadyFold) add(o *Outcome, outLen int) {
+	in := func(t float64) bool { return t >= f.start && t < f.end }
+	if in(o.StartTime + o.Latency) {
+		f.completed++
+	}
+	if in(o.StartTime) {
+		f.inputTokens += o.PromptLen
+		f.ttft(o.TTFT)
+		if outLen > 1 {
+			f.tpot((o.Latency - o.TTFT) / float64(outLen-1))
+		}
+	}
+	t := o.StartTime + o.TTFT
+	if in(t) {
+		f.outputTokens++
+	}
+	for _, itl := range o.ITLs {
+		t += itl
+		if t >= f.end {
+			break
+		}
+		if in(t) {
+			f.outputTokens++
+		}
+	}
+}
+
+// state is the steady state of window w from the counts (its TTFT and TPOT
+// statistics left to the caller).
+func (f *steadyFold) state(w SteadyWindow) *SteadyState {
 	d := max(w.DurationS, 1e-9)
 	ss := &SteadyState{
 		Window:            w,
-		RequestThroughput: float64(completed) / d,
-		InputThroughput:   float64(inputTokens) / d,
-		OutputThroughput:  float64(outputTokens) / d,
-		TTFT:              steadyStats(TTFT, ttfts, opt.Percentiles),
-		TPOT:              steadyStats(TPOT, tpots, SteadyTPOTPercentiles),
+		RequestThroughput: float64(f.completed) / d,
+		InputThroughput:   float64(f.inputTokens) / d,
+		OutputThroughput:  float64(f.outputTokens) / d,
 	}
 	ss.TotalTokenThroughput = ss.InputThroughput + ss.OutputThroughput
 	return ss

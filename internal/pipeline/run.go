@@ -288,6 +288,24 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 		obs.Warmup(n, true)
 	}
 
+	steady := steadyOptions(sc, maxConc)
+	acc := metrics.NewAccumulator(metrics.Options{
+		PercentileMetrics: sc.Metrics.PercentileMetrics,
+		Percentiles:       sc.Metrics.MetricPercentiles,
+		Goodput:           sc.Metrics.Goodput,
+		CountTokens:       countTokens(tok),
+		AccountTokens:     tok != nil,
+		MaxConcurrencySet: maxConc > 0,
+		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+		SteadyState:       steady,
+		SpillDir:          os.TempDir(),
+	})
+	defer acc.Release()
+	// The fold's spill files are made before the profiler starts: a
+	// failure here leaves nothing running on the server.
+	if err := acc.Err(); err != nil {
+		return nil, fmt.Errorf("%w (set TMPDIR to a writable directory)", err)
+	}
 	// The output files are named, and the records file opened, before the
 	// run (and before the profiler starts, so that a failure here leaves
 	// nothing running on the server): the records stream into the file as
@@ -319,19 +337,6 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	server.start(ctx)
 	sampler := newServerSampler(ctx, sc, tgt.base, env.Argv != nil, recFile)
 
-	steady := steadyOptions(sc, maxConc)
-	acc := metrics.NewAccumulator(metrics.Options{
-		PercentileMetrics: sc.Metrics.PercentileMetrics,
-		Percentiles:       sc.Metrics.MetricPercentiles,
-		Goodput:           sc.Metrics.Goodput,
-		CountTokens:       countTokens(tok),
-		AccountTokens:     tok != nil,
-		MaxConcurrencySet: maxConc > 0,
-		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
-		SteadyState:       steady,
-		SpillDir:          os.TempDir(),
-	})
-	defer acc.Release()
 	// Open the connections the first wave will use before the clock starts.
 	if err := client.Preconnect(ctx, probeConns(preconnectWave(sc, n, pr.replay, maxConc), maxConc, pr.sideProbe != nil)); err != nil {
 		obs.Diagnostic(fmt.Sprintf("warning: %v", err))
@@ -390,7 +395,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 
 	sum, err := acc.Close(res.Duration)
 	if err != nil {
-		return nil, fmt.Errorf("folding the run's records: %w", err)
+		return nil, fmt.Errorf("folding the run's records (the records file, when saved, holds every one): %w", err)
 	}
 	tokAcct := acc.TokenAccounting()
 	if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {

@@ -570,3 +570,16 @@ output: {save_result: true, result_filename: "r.json"}
 		t.Errorf("outcome %+v, stdout %q: want nothing", out, stdout)
 	}
 }
+
+// A run whose fold cannot make its spill files stops before the timed
+// phase (and before any profiler starts), saying where it tried.
+func TestRunUnwritableTempDir(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	out, _, err := runScenario(t, base)
+	if err == nil || !strings.Contains(err.Error(), "the metrics fold's spill file") || !strings.Contains(err.Error(), "TMPDIR") {
+		t.Fatalf("err = %v, want the spill file's error naming TMPDIR", err)
+	}
+	if out != nil {
+		t.Errorf("a run that did not start has an outcome: %+v", out)
+	}
+}
