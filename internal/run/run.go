@@ -199,11 +199,13 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 		sched = &sliceSchedule{offsets: plan.Offsets}
 	}
 	n := sched.Len()
-	var keep *kept
+	// Without Discard every record is kept: they are made before the
+	// clock starts, as one array, so that the run allocates none.
+	var all []record.Record
 	if !plan.Discard {
-		keep = &kept{recs: make([]*record.Record, n)}
+		all = make([]record.Record, n)
 	}
-	q := admission[T]{limit: plan.MaxConcurrency, take: take}
+	q := admission[T]{limit: plan.MaxConcurrency, take: take, all: all}
 	var wg sync.WaitGroup
 	var finished *handoff
 	if len(plan.Sinks) > 0 {
@@ -242,9 +244,6 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 			// The sinks get the record before the next request is taken:
 			// a source waiting for this answer (feedback) may be what that
 			// request's payload waits on.
-			if keep != nil {
-				keep.put(rec)
-			}
 			if finished != nil {
 				finished.put(rec) // never blocks
 			}
@@ -285,8 +284,11 @@ dispatch:
 	// the sinks catch up, so a backlog of records to write does not count
 	// as the run's CPU over the run's wall time.
 	var recs []*record.Record
-	if keep != nil {
-		recs = keep.released(released)
+	if all != nil {
+		recs = make([]*record.Record, released)
+		for i := range recs {
+			recs[i] = &all[i]
+		}
 	}
 	res := &Result{
 		Records: recs, Probes: probeRecs, Planned: n, Released: released, Sent: released - int(notSent.Load()),
@@ -300,26 +302,6 @@ dispatch:
 	}
 	res.setHostLoad(host0, host1, procs0)
 	return res
-}
-
-// kept holds every record of a run without Plan.Discard, by index.
-type kept struct {
-	mu   sync.Mutex
-	recs []*record.Record
-}
-
-func (k *kept) put(rec *record.Record) {
-	k.mu.Lock()
-	k.recs[rec.Index] = rec
-	k.mu.Unlock()
-}
-
-// released returns the records of the first n requests, the ones
-// released.
-func (k *kept) released(n int) []*record.Record {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.recs[:n]
 }
 
 // job is a released request: its record and its payload.
@@ -414,8 +396,11 @@ func drain(sinks []Sink, start time.Time, finished *handoff, sunk chan<- struct{
 // order): its record is made, and its payload taken, when it starts. So a
 // long queue (a rate of inf under a limit) costs a few bytes a request.
 type admission[T any] struct {
-	limit   int // 0 = unlimited
-	take    func(i int) T
+	limit int // 0 = unlimited
+	take  func(i int) T
+	// all, when not nil, holds every request's record, made before the
+	// run; otherwise a record is made as its request starts.
+	all     []record.Record
 	mu      sync.Mutex
 	running int
 	waiting timeQueue
@@ -424,7 +409,12 @@ type admission[T any] struct {
 
 // start makes request i's job: its record and its payload.
 func (a *admission[T]) start(i int, intended, released time.Duration) job[T] {
-	return job[T]{&record.Record{Index: i, Intended: intended, Released: released}, a.take(i)}
+	rec := &record.Record{}
+	if a.all != nil {
+		rec = &a.all[i]
+	}
+	rec.Index, rec.Intended, rec.Released = i, intended, released
+	return job[T]{rec, a.take(i)}
 }
 
 // admit starts request i, intended at intended and released at released,
