@@ -449,10 +449,6 @@ func (f *fixup) finish(tok tokenizer.Tokenizer, rng *numpy.Generator, vocab int)
 	return nil
 }
 
-// parallel calls fn(i) for every i in [0, n) on up to GOMAXPROCS
-// goroutines.
-func parallel(n int, fn func(i int)) { parallelN(n, runtime.GOMAXPROCS(0), fn) }
-
 // parallelN calls fn(i) for every i in [0, n) on up to workers goroutines.
 func parallelN(n, workers int, fn func(i int)) {
 	workers = min(workers, n)
