@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -387,6 +388,44 @@ func BenchmarkRandom10kx1024(b *testing.B) {
 		}
 		if len(reqs) != 10000 {
 			b.Fatalf("got %d requests", len(reqs))
+		}
+	}
+}
+
+// TestRandomChunksEqualWhole: the requests made a chunk at a time, as a run
+// pulls them, are the ones Random makes at once, request by request, with
+// a prefix, range ratios and batches.
+func TestRandomChunksEqualWhole(t *testing.T) {
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []scenario.RandomDataset{
+		{InputLen: 12, OutputLen: 5},
+		{InputLen: 20, OutputLen: 9, PrefixLen: 4, RangeRatio: scenario.RangeRatio{Input: 0.5, Output: 0.3}},
+		{InputLen: 6, OutputLen: 3, BatchSize: 3},
+	} {
+		const n = 50
+		want, _, err := Random(spec, n, 7, tok, "r-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{1, 7, 16} {
+			g, err := newRandomGen(spec, n, 7, tok, "r-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Request
+			for !g.done() {
+				reqs, err := g.next(chunk, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, reqs...)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%+v in chunks of %d: requests differ from Random's", spec, chunk)
+			}
 		}
 	}
 }
