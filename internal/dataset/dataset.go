@@ -10,8 +10,10 @@
 // To add a dataset kind:
 //   - write one file in this package with its Source and an init function
 //     that calls Register with the kind's properties (IgnoreEOS, Align,
-//     NeedsTokenizer), plus its tests; vbench run and vbench vet accept the
-//     kind from then on;
+//     NeedsTokenizer; Count when it can make its requests as a run pulls
+//     them, Feedback when later requests carry earlier answers, Memory for
+//     the pre-run memory check), plus its tests; vbench run and vbench vet
+//     accept the kind from then on;
 //   - its scenario spec is a member of scenario.Dataset (every kind of
 //     vLLM's already is, in internal/scenario and schema/scenario.cue);
 //   - for vbench serve, add its entry to argvDatasets in
