@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -106,7 +107,7 @@ func refComputeOutcomes(outs []Outcome, durationSeconds float64, opt Options) *S
 		s.Metrics = append(s.Metrics, Describe(name, v, opt.Percentiles))
 	}
 	if opt.SteadyState != nil {
-		s.SteadyState = ComputeSteadyState(outs, s.OutputLens, dur, *opt.SteadyState)
+		s.SteadyState = refSteadyState(outs, s.OutputLens, dur, *opt.SteadyState)
 	}
 	return s
 }
@@ -248,4 +249,136 @@ func peakConcurrency(succ []Outcome) int {
 		peak = max(peak, cur)
 	}
 	return peak
+}
+
+// refSteadyState is ComputeSteadyState over the outcomes in memory, as it
+// was computed before the fold streamed.
+func refSteadyState(outs []Outcome, outputLens []int, duration float64, opt SteadyOptions) *SteadyState {
+	w, ok := refSteadyWindow(outs, duration, opt)
+	if !ok {
+		return nil
+	}
+	t0 := math.Inf(1)
+	for _, o := range outs {
+		if o.Success {
+			t0 = min(t0, o.StartTime)
+		}
+	}
+	start, end := w.StartS+t0, w.EndS+t0
+	in := func(t float64) bool { return t >= start && t < end }
+	var completed, inputTokens, outputTokens int
+	var ttfts, tpots []float64
+	for i, o := range outs {
+		if !o.Success {
+			continue
+		}
+		if in(o.StartTime + o.Latency) {
+			completed++
+		}
+		if in(o.StartTime) {
+			inputTokens += o.PromptLen
+			ttfts = append(ttfts, o.TTFT)
+			if n := outputLens[i]; n > 1 {
+				tpots = append(tpots, (o.Latency-o.TTFT)/float64(n-1))
+			}
+		}
+		t := o.StartTime + o.TTFT
+		if in(t) {
+			outputTokens++
+		}
+		for _, itl := range o.ITLs {
+			t += itl
+			if t >= end {
+				break
+			}
+			if in(t) {
+				outputTokens++
+			}
+		}
+	}
+	d := max(w.DurationS, 1e-9)
+	ss := &SteadyState{
+		Window:            w,
+		RequestThroughput: float64(completed) / d,
+		InputThroughput:   float64(inputTokens) / d,
+		OutputThroughput:  float64(outputTokens) / d,
+		TTFT:              steadyStats(TTFT, ttfts, opt.Percentiles),
+		TPOT:              steadyStats(TPOT, tpots, SteadyTPOTPercentiles),
+	}
+	ss.TotalTokenThroughput = ss.InputThroughput + ss.OutputThroughput
+	return ss
+}
+
+// refSteadyWindow is refSteadyState's window.
+func refSteadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWindow, bool) {
+	if opt.Target <= 0 {
+		return SteadyWindow{}, false
+	}
+	thr := opt.Threshold
+	if thr <= 0 {
+		thr = DefaultSteadyThreshold
+	}
+	w := SteadyWindow{TargetConcurrency: opt.Target, Threshold: thr,
+		ThresholdAbs: max(1, int(math.Ceil(thr*float64(opt.Target))))}
+	var starts, ends []float64
+	for _, o := range outs {
+		if o.Success {
+			starts = append(starts, o.StartTime)
+			ends = append(ends, o.StartTime+o.Latency)
+		}
+	}
+	if len(starts) == 0 {
+		return w, false
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	w.RequestsTotal = len(starts)
+	t0 := starts[0]
+	up, down := math.NaN(), math.NaN()
+	cur := 0
+	for i, j := 0, 0; i < len(starts) || j < len(ends); {
+		if j < len(ends) && (i == len(starts) || ends[j] <= starts[i]) {
+			before := cur
+			cur = max(cur-1, 0)
+			if before >= w.ThresholdAbs && cur < w.ThresholdAbs {
+				down = ends[j]
+			}
+			j++
+			continue
+		}
+		cur++
+		w.ObservedPeak = max(w.ObservedPeak, cur)
+		if cur == w.ThresholdAbs && math.IsNaN(up) {
+			up = starts[i]
+		}
+		i++
+	}
+	if math.IsNaN(up) {
+		return w, false
+	}
+	if math.IsNaN(down) {
+		down = ends[len(ends)-1]
+	}
+	for k := range starts {
+		if starts[k] >= up && starts[k] < down {
+			w.RequestsStarted++
+		}
+		if ends[k] >= up && ends[k] < down {
+			w.RequestsCompleted++
+		}
+	}
+	if w.RequestsStarted == 0 && w.RequestsCompleted == 0 {
+		return w, false
+	}
+	w.StartS, w.EndS = up-t0, down-t0
+	w.DurationS = w.EndS - w.StartS
+	minWindow := opt.MinWindow
+	if minWindow <= 0 {
+		minWindow = max(10, 0.1*duration)
+	}
+	if w.DurationS < minWindow {
+		w.Warning = fmt.Sprintf("steady-state window is %.1fs (%.1f%% of run); may not be representative",
+			w.DurationS, 100*w.DurationS/max(duration, 1e-9))
+	}
+	return w, true
 }

@@ -105,28 +105,20 @@ var SteadyTPOTPercentiles = []float64{90, 99}
 // token-bearing messages counts for the output throughput when it arrived
 // in the window.
 func ComputeSteadyState(outs []Outcome, outputLens []int, duration float64, opt SteadyOptions) *SteadyState {
-	w, ok := steadyWindow(outs, duration, opt)
-	if !ok {
-		return nil
-	}
-	t0 := math.Inf(1)
-	for _, o := range outs {
-		if o.Success {
-			t0 = min(t0, o.StartTime)
-		}
-	}
-	var ttfts, tpots []float64
-	f := steadyFold{start: w.StartS + t0, end: w.EndS + t0,
-		ttft: func(v float64) { ttfts = append(ttfts, v) }, tpot: func(v float64) { tpots = append(tpots, v) }}
+	acc := NewAccumulator(Options{SteadyState: &opt})
+	defer acc.Release()
 	for i := range outs {
-		if outs[i].Success {
-			f.add(&outs[i], outputLens[i])
+		o := outs[i]
+		if o.Success {
+			o.OutputTokens = outputLens[i] // the fold's output length
 		}
+		acc.addOutcome(i, &o)
 	}
-	ss := f.state(w)
-	ss.TTFT = steadyStats(TTFT, ttfts, opt.Percentiles)
-	ss.TPOT = steadyStats(TPOT, tpots, SteadyTPOTPercentiles)
-	return ss
+	s, err := acc.close(duration)
+	if err != nil {
+		panic("internal error: a metrics fold in memory failed: " + err.Error())
+	}
+	return s.SteadyState
 }
 
 // steadyFold counts a steady-state window's figures over the successes,
@@ -200,51 +192,6 @@ func steadyStats(name string, values []float64, percentiles []float64) MetricSta
 	return st
 }
 
-// steadyWindow detects the window over the successful outcomes (see
-// ComputeSteadyState).
-func steadyWindow(outs []Outcome, duration float64, opt SteadyOptions) (SteadyWindow, bool) {
-	if opt.Target <= 0 {
-		return SteadyWindow{}, false
-	}
-	thr := opt.Threshold
-	if thr <= 0 {
-		thr = DefaultSteadyThreshold
-	}
-	w := SteadyWindow{TargetConcurrency: opt.Target, Threshold: thr,
-		ThresholdAbs: max(1, int(math.Ceil(thr*float64(opt.Target))))}
-	var starts, ends []float64
-	for _, o := range outs {
-		if o.Success {
-			starts = append(starts, o.StartTime)
-			ends = append(ends, o.StartTime+o.Latency)
-		}
-	}
-	if len(starts) == 0 {
-		return w, false
-	}
-	slices.Sort(starts)
-	slices.Sort(ends)
-	w.RequestsTotal = len(starts)
-	t0 := starts[0]
-	up, down, peak := steadySweep(sliceSeq(starts), sliceSeq(ends), w.ThresholdAbs)
-	w.ObservedPeak = peak
-	if math.IsNaN(up) {
-		return w, false
-	}
-	if math.IsNaN(down) {
-		down = ends[len(ends)-1]
-	}
-	for k := range starts {
-		if starts[k] >= up && starts[k] < down {
-			w.RequestsStarted++
-		}
-		if ends[k] >= up && ends[k] < down {
-			w.RequestsCompleted++
-		}
-	}
-	return finishWindow(w, up, down, t0, duration, opt)
-}
-
 // finishWindow completes a window that opened at up and closed at down
 // (run times; t0 the first success's start): none when no success
 // started or ended in it, else its times from t0 and its warning.
@@ -297,5 +244,3 @@ func steadySweep(starts, ends iter.Seq[float64], thr int) (up, down float64, pea
 	}
 	return up, down, peak
 }
-
-func sliceSeq(v []float64) iter.Seq[float64] { return slices.Values(v) }

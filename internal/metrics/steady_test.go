@@ -86,16 +86,14 @@ func TestSteadyWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, got := steadyWindow(tt.outs, tt.duration, SteadyOptions{Target: tt.target, Threshold: tt.threshold, MinWindow: tt.min})
-			if got != tt.want {
-				t.Fatalf("window found = %v, want %v (%+v)", got, tt.want, w)
+			ss := ComputeSteadyState(tt.outs, lens(tt.outs), tt.duration, SteadyOptions{Target: tt.target, Threshold: tt.threshold, MinWindow: tt.min})
+			if got := ss != nil; got != tt.want {
+				t.Fatalf("window found = %v, want %v (%+v)", got, tt.want, ss)
 			}
-			if !got {
-				if ss := ComputeSteadyState(tt.outs, lens(tt.outs), tt.duration, SteadyOptions{Target: tt.target, Threshold: tt.threshold}); ss != nil {
-					t.Errorf("ComputeSteadyState = %+v, want nil", ss)
-				}
+			if ss == nil {
 				return
 			}
+			w := ss.Window
 			if !near(w.StartS, tt.start) || !near(w.EndS, tt.end) || !near(w.DurationS, tt.end-tt.start) {
 				t.Errorf("window %v..%v (%v), want %v..%v", w.StartS, w.EndS, w.DurationS, tt.start, tt.end)
 			}

@@ -1,12 +1,5 @@
 package metrics
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"github.com/vbench/vbench/internal/record"
-)
-
 // TokenAccounting compares two counts of every successful request's
 // output: the client tokenizer's count of its generated text and the
 // server's usage.completion_tokens. vLLM's client reports one number per
@@ -60,22 +53,6 @@ func (t TokenAccounting) MeanAbsDiff() (mean float64, ok bool) {
 	return float64(t.SumAbsDiff) / float64(t.Compared), true
 }
 
-// AccountTokens folds the records into their TokenAccounting. counts[i]
-// is the client's count of recs[i]'s generated text (CountOutputs gives
-// them); it is read only for successful records that were sent. A request
-// that ended on a stop token agrees when the server counts one token more
-// than its text has (the stop token); one that ended on a stop string is
-// not compared (see TokenAccounting).
-func AccountTokens(recs []*record.Record, counts []int) TokenAccounting {
-	var t TokenAccounting
-	for i, r := range recs {
-		if r.Success && !r.NotSent {
-			t.add(r.OutputTokens, counts[i], r.EndedOnStopString(), r.EndedOnStopToken())
-		}
-	}
-	return t
-}
-
 // add counts one successful request: the server's count (0 when it sent
 // none), the client's count of its text, and how it ended.
 func (t *TokenAccounting) add(server, client int, stopString, stopToken bool) {
@@ -103,30 +80,4 @@ func (t *TokenAccounting) add(server, client int, stopString, stopToken bool) {
 	}
 	t.SumAbsDiff += d
 	t.MaxAbsDiff = max(t.MaxAbsDiff, d)
-}
-
-// CountOutputs counts the tokens of every successful, sent record's
-// generated text with count, on at most workers goroutines (at least 1):
-// out[i] is recs[i]'s count, 0 for the others. It runs after the timed
-// phase, never during it. count must be safe for concurrent use (client
-// tokenizers are).
-func CountOutputs(recs []*record.Record, count func(string) int, workers int) []int {
-	out := make([]int, len(recs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, min(workers, len(recs))) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(recs) {
-					return
-				}
-				if r := recs[i]; r.Success && !r.NotSent {
-					out[i] = count(r.GeneratedText)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/record"
 )
@@ -60,10 +61,9 @@ func TestAccountTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			counts := CountOutputs(tt.recs, words, 3)
-			got := AccountTokens(tt.recs, counts)
+			got := account(t, tt.recs)
 			if got != tt.want {
-				t.Errorf("AccountTokens = %+v, want %+v", got, tt.want)
+				t.Errorf("accounting = %+v, want %+v", got, tt.want)
 			}
 			share, okS := got.DisagreeingShare()
 			mean, okM := got.MeanAbsDiff()
@@ -77,24 +77,56 @@ func TestAccountTokens(t *testing.T) {
 	}
 }
 
-func TestCountOutputs(t *testing.T) {
-	recs := make([]*record.Record, 100)
-	for i := range recs {
-		recs[i] = &record.Record{Index: i, Success: i%7 != 3, GeneratedText: strings.Repeat("w ", i)}
+// account is the token accounting the fold makes of recs (in request
+// order), counting texts in words.
+func account(t *testing.T, recs []*record.Record) TokenAccounting {
+	t.Helper()
+	acc := NewAccumulator(Options{CountTokens: words, AccountTokens: true})
+	defer acc.Release()
+	for i, r := range recs {
+		r.Index = i
+		acc.Add(r)
 	}
-	for _, workers := range []int{0, 1, 4, 1000} {
-		got := CountOutputs(recs, words, workers)
-		for i, n := range got {
-			want := i
-			if !recs[i].Success {
-				want = 0 // a failure is not counted
-			}
-			if n != want {
-				t.Fatalf("workers %d: count[%d] = %d, want %d", workers, i, n, want)
-			}
+	if _, err := acc.Close(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return *acc.TokenAccounting()
+}
+
+// TestFoldCountsEveryText: the fold's parallel counting gives each success
+// its text's count (vLLM's output length when the server sent none), and
+// a failure none, over more rows than one worker's chunk.
+func TestFoldCountsEveryText(t *testing.T) {
+	const n = 9000
+	acc := NewAccumulator(Options{CountTokens: words, AccountTokens: true})
+	defer acc.Release()
+	successes := 0
+	for i := range n {
+		r := &record.Record{Index: i, Success: i%7 != 3, GeneratedText: strings.Repeat("w ", i%50)}
+		if r.Success {
+			successes++
+		} else {
+			r.Error = "failed"
+		}
+		acc.Add(r)
+	}
+	s, err := acc.Close(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Arrays(s, true); err != nil {
+		t.Fatal(err)
+	}
+	for i, got := range s.OutputLens {
+		want := i % 50 // the client's count of the text
+		if i%7 == 3 {
+			want = 0 // a failure is not counted
+		}
+		if got != want {
+			t.Fatalf("output length %d = %d, want %d", i, got, want)
 		}
 	}
-	if got := CountOutputs(nil, words, 4); len(got) != 0 {
-		t.Errorf("no records: %v", got)
+	if ta := acc.TokenAccounting(); ta.NoServerUsage != successes || s.Completed != successes {
+		t.Errorf("accounting %+v, completed %d; want %d successes without server usage", ta, s.Completed, successes)
 	}
 }
