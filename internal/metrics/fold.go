@@ -322,7 +322,7 @@ type Lags struct {
 func (a *Accumulator) Lags() Lags { return a.lags }
 
 // TokenAccounting is the comparison of the client's and the server's
-// output counts (see TokenAccounting), made by Close when
+// output counts (the TokenAccounting type), made by Close when
 // Options.AccountTokens and CountTokens are set; nil otherwise.
 func (a *Accumulator) TokenAccounting() *TokenAccounting { return a.accounting }
 

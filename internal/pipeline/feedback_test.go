@@ -1,23 +1,18 @@
-package pipeline_test
+package pipeline
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"iter"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vbench/vbench/internal/dataset"
-	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/scenario"
-	"github.com/vbench/vbench/internal/sim"
 )
 
 // chainSource is a dataset kind that asks for feedback: request i+1's
@@ -54,32 +49,8 @@ func TestFeedbackChainEndToEnd(t *testing.T) {
 	defer dataset.RegisterForTest(dataset.Kind{Name: "burstgpt", NeedsTokenizer: true, Feedback: true,
 		Count: func(_ scenario.Dataset, n int) int { return n },
 		New:   func(scenario.Dataset) (dataset.Source, error) { return chainSource{}, nil }})()
-	cfg := sim.DefaultConfig()
-	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
-	simSrv, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu      sync.Mutex
-		prompts = map[string]string{}
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if r.URL.Path == "/v1/completions" {
-			var p struct {
-				Prompt string `json:"prompt"`
-			}
-			if err := json.Unmarshal(body, &p); err != nil {
-				t.Errorf("payload %s: %v", body, err)
-			}
-			mu.Lock()
-			prompts[r.Header.Get("x-request-id")] = p.Prompt
-			mu.Unlock()
-		}
-		simSrv.Handler().ServeHTTP(w, r)
-	}))
+	cs := newCaptureServer(t)
+	srv := httptest.NewServer(cs)
 	defer srv.Close()
 	const n = 12
 	sc, err := scenario.LoadBytes("chain.cue", []byte(`
@@ -94,7 +65,7 @@ output: save_result: false
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	out, err := pipeline.Run(context.Background(), sc, pipeline.Env{KeepRecords: true, Stdout: &stdout, Stderr: io.Discard,
+	out, err := Run(context.Background(), sc, Env{KeepRecords: true, Stdout: &stdout, Stderr: io.Discard,
 		Getenv: func(string) string { return "" }, Now: time.Now})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
@@ -102,8 +73,11 @@ output: save_result: false
 	if out.Summary.Completed != n || len(out.Records) != n {
 		t.Fatalf("completed %d, %d records; want %d", out.Summary.Completed, len(out.Records), n)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	prompts := map[string]string{}
+	timed, _ := cs.completions()
+	for _, c := range timed {
+		prompts[c.id], _ = c.body["prompt"].(string)
+	}
 	if got := prompts["chain-0"]; got != "start" {
 		t.Errorf("request 0 prompt %q, want %q", got, "start")
 	}
