@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -14,7 +15,8 @@ import (
 // the dataset kind only through argvDatasets; supporting a kind on the
 // command line means adding its entry (and its flags to flags).
 type argvDataset struct {
-	// name is the --dataset-name value, as scenario.Dataset.Kind spells it.
+	// name is the kind's name, its key under the scenario's dataset (and
+	// its --dataset-name, unless vllmDatasetName spells it otherwise).
 	name string
 	// dataset returns the scenario's dataset for the parsed flags,
 	// including what --input-len and --output-len override.
@@ -41,7 +43,7 @@ var argvDatasets = []*argvDataset{
 	{
 		name: "random",
 		dataset: func(n *namespace) scenario.Dataset {
-			r := &scenario.RandomDataset{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
+			r := &dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
 				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
 			if n.inputLen != nil {
 				r.InputLen = int(*n.inputLen)
@@ -49,134 +51,134 @@ var argvDatasets = []*argvDataset{
 			if n.outputLen != nil {
 				r.OutputLen = int(*n.outputLen)
 			}
-			return scenario.Dataset{Random: r}
+			return scenario.Dataset{Name: "random", Spec: r}
 		},
 		inputLenPath:  "dataset.random.input_len",
 		outputLenPath: "dataset.random.output_len",
 		formattable: func(d scenario.Dataset) error {
-			if d.Random.BatchSize != 1 {
+			if as[dataset.RandomSpec](d).BatchSize != 1 {
 				return unsupportedFlagError("dataset.random.batch_size", "--random-batch-size")
 			}
 			return nil
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--random-input-len":  func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.InputLen)} },
-			"--random-output-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.OutputLen)} },
+			"--random-input-len":  func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).InputLen)} },
+			"--random-output-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).OutputLen)} },
 			"--random-range-ratio": func(d scenario.Dataset) []string {
-				r := d.Random.RangeRatio
+				r := as[dataset.RandomSpec](d).RangeRatio
 				if r.Input == r.Output {
 					return []string{formatFloat(r.Input)}
 				}
 				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
 			},
-			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(d.Random.PrefixLen)} },
+			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).PrefixLen)} },
 		},
 	},
 	{
 		name: "custom",
 		dataset: func(n *namespace) scenario.Dataset {
-			c := &scenario.CustomDataset{
-				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+			c := &dataset.CustomSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				OutputLen:   int(n.customOutputLen), SkipChatTemplate: n.skipChatTemplate,
 			}
 			if n.outputLen != nil {
 				c.OutputLen = int(*n.outputLen)
 			}
 			c.ChatTemplateKwargs = n.kwargsJSON()
-			return scenario.Dataset{Custom: c}
+			return scenario.Dataset{Name: "custom", Spec: c}
 		},
 		outputLenPath: "dataset.custom.output_len",
 		formattable: func(d scenario.Dataset) error {
 			switch {
-			case d.Custom.EnableMultimodalChat:
+			case as[dataset.CustomSpec](d).EnableMultimodalChat:
 				return unsupportedFlagError("dataset.custom.enable_multimodal_chat", "--enable-multimodal-chat")
-			case d.Custom.EnsureClientSideData:
+			case as[dataset.CustomSpec](d).EnsureClientSideData:
 				return unsupportedFlagError("dataset.custom.ensure_client_side_data", "--custom-ensure-client-side-data")
 			}
 			return nil
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":         func(d scenario.Dataset) []string { return []string{d.Custom.Path} },
-			"--no-oversample":        func(d scenario.Dataset) []string { return storeTrue(d.Custom.NoOversample) },
-			"--disable-shuffle":      func(d scenario.Dataset) []string { return storeTrue(d.Custom.DisableShuffle) },
-			"--skip-chat-template":   func(d scenario.Dataset) []string { return storeTrue(d.Custom.SkipChatTemplate) },
-			"--custom-output-len":    func(d scenario.Dataset) []string { return nonDefault(d.Custom.OutputLen, 256) },
-			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(d.Custom.ChatTemplateKwargs) },
+			"--dataset-path":         func(d scenario.Dataset) []string { return []string{as[dataset.CustomSpec](d).Path} },
+			"--no-oversample":        func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).NoOversample) },
+			"--disable-shuffle":      func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).DisableShuffle) },
+			"--skip-chat-template":   func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).SkipChatTemplate) },
+			"--custom-output-len":    func(d scenario.Dataset) []string { return nonDefault(as[dataset.CustomSpec](d).OutputLen, 256) },
+			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(as[dataset.CustomSpec](d).ChatTemplateKwargs) },
 		},
 	},
 	{
 		name: "sonnet",
 		dataset: func(n *namespace) scenario.Dataset {
-			return scenario.Dataset{Sonnet: &scenario.SonnetDataset{Path: n.datasetPath, InputLen: int(n.sonnetInputLen),
+			return scenario.Dataset{Name: "sonnet", Spec: &dataset.SonnetSpec{Path: n.datasetPath, InputLen: int(n.sonnetInputLen),
 				OutputLen: int(n.sonnetOutputLen), PrefixLen: int(n.sonnetPrefixLen)}}
 		},
 		ownOutputLen: "--sonnet-output-len",
 		formattable: func(d scenario.Dataset) error {
-			if d.Sonnet.Path == "" {
+			if as[dataset.SonnetSpec](d).Path == "" {
 				return &Error{Flag: "dataset.sonnet.path", Msg: "vllm bench serve needs --dataset-path for sonnet (vbench embeds vLLM's benchmarks/sonnet.txt; give its path)"}
 			}
 			return nil
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":      func(d scenario.Dataset) []string { return []string{d.Sonnet.Path} },
-			"--sonnet-input-len":  func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.InputLen, 550) },
-			"--sonnet-output-len": func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.OutputLen, 150) },
-			"--sonnet-prefix-len": func(d scenario.Dataset) []string { return nonDefault(d.Sonnet.PrefixLen, 200) },
+			"--dataset-path":      func(d scenario.Dataset) []string { return []string{as[dataset.SonnetSpec](d).Path} },
+			"--sonnet-input-len":  func(d scenario.Dataset) []string { return nonDefault(as[dataset.SonnetSpec](d).InputLen, 550) },
+			"--sonnet-output-len": func(d scenario.Dataset) []string { return nonDefault(as[dataset.SonnetSpec](d).OutputLen, 150) },
+			"--sonnet-prefix-len": func(d scenario.Dataset) []string { return nonDefault(as[dataset.SonnetSpec](d).PrefixLen, 200) },
 		},
 	},
 	{
 		name: "sharegpt",
 		dataset: func(n *namespace) scenario.Dataset {
-			d := &scenario.ShareGPTDataset{
-				FileOptions:          scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+			d := &dataset.ShareGPTSpec{
+				FileOptions:          dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				EnableMultimodalChat: n.multimodalChat,
 			}
 			d.OutputLen = optionalLen(n.sharegptOutputLen, n.outputLen)
-			return scenario.Dataset{ShareGPT: d}
+			return scenario.Dataset{Name: "sharegpt", Spec: d}
 		},
 		outputLenPath: "dataset.sharegpt.output_len",
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":           func(d scenario.Dataset) []string { return []string{d.ShareGPT.Path} },
-			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.NoOversample) },
-			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.DisableShuffle) },
-			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(d.ShareGPT.EnableMultimodalChat) },
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{as[dataset.ShareGPTSpec](d).Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(as[dataset.ShareGPTSpec](d).NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(as[dataset.ShareGPTSpec](d).DisableShuffle) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.ShareGPTSpec](d).EnableMultimodalChat) },
 			"--sharegpt-output-len": func(d scenario.Dataset) []string {
-				if d.ShareGPT.OutputLen == nil {
+				if as[dataset.ShareGPTSpec](d).OutputLen == nil {
 					return nil
 				}
-				return []string{strconv.Itoa(*d.ShareGPT.OutputLen)}
+				return []string{strconv.Itoa(*as[dataset.ShareGPTSpec](d).OutputLen)}
 			},
 		},
 	},
 	{
 		name: "spec_bench",
 		dataset: func(n *namespace) scenario.Dataset {
-			d := &scenario.SpecBenchDataset{
-				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+			d := &dataset.SpecBenchSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				OutputLen:   int(n.specBenchOutputLen), Category: n.specBenchCategory,
 			}
 			if n.outputLen != nil {
 				d.OutputLen = int(*n.outputLen)
 			}
-			return scenario.Dataset{SpecBench: d}
+			return scenario.Dataset{Name: "spec_bench", Spec: d}
 		},
 		outputLenPath: "dataset.spec_bench.output_len",
 		formattable: func(d scenario.Dataset) error {
-			if d.SpecBench.SkipChatTemplate {
+			if as[dataset.SpecBenchSpec](d).SkipChatTemplate {
 				return &Error{Flag: "dataset.spec_bench.skip_chat_template", Msg: "has no vllm bench serve form: vllm bench serve applies the chat template to spec_bench prompts whatever --skip-chat-template says"}
 			}
 			return nil
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":          func(d scenario.Dataset) []string { return []string{d.SpecBench.Path} },
-			"--no-oversample":         func(d scenario.Dataset) []string { return storeTrue(d.SpecBench.NoOversample) },
-			"--disable-shuffle":       func(d scenario.Dataset) []string { return storeTrue(d.SpecBench.DisableShuffle) },
-			"--spec-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(d.SpecBench.OutputLen, 256) },
+			"--dataset-path":          func(d scenario.Dataset) []string { return []string{as[dataset.SpecBenchSpec](d).Path} },
+			"--no-oversample":         func(d scenario.Dataset) []string { return storeTrue(as[dataset.SpecBenchSpec](d).NoOversample) },
+			"--disable-shuffle":       func(d scenario.Dataset) []string { return storeTrue(as[dataset.SpecBenchSpec](d).DisableShuffle) },
+			"--spec-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(as[dataset.SpecBenchSpec](d).OutputLen, 256) },
 			"--spec-bench-category": func(d scenario.Dataset) []string {
-				if d.SpecBench.Category == "" {
+				if as[dataset.SpecBenchSpec](d).Category == "" {
 					return nil
 				}
-				return []string{d.SpecBench.Category}
+				return []string{as[dataset.SpecBenchSpec](d).Category}
 			},
 		},
 	},
@@ -185,126 +187,142 @@ var argvDatasets = []*argvDataset{
 		// --output-len does not override it (no outputLenPath).
 		name: "speed_bench",
 		dataset: func(n *namespace) scenario.Dataset {
-			return scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{
-				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+			return scenario.Dataset{Name: "speed_bench", Spec: &dataset.SpeedBenchSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				Subset:      n.speedBenchSubset, OutputLen: int(n.speedBenchOutputLen), Category: n.speedBenchCategory,
 				SkipChatTemplate: n.skipChatTemplate, ChatTemplateKwargs: n.kwargsJSON(),
 			}}
 		},
 		ownOutputLen: "--speed-bench-output-len",
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":       func(d scenario.Dataset) []string { return []string{d.SpeedBench.Path} },
-			"--no-oversample":      func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.NoOversample) },
-			"--disable-shuffle":    func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.DisableShuffle) },
-			"--skip-chat-template": func(d scenario.Dataset) []string { return storeTrue(d.SpeedBench.SkipChatTemplate) },
+			"--dataset-path":       func(d scenario.Dataset) []string { return []string{as[dataset.SpeedBenchSpec](d).Path} },
+			"--no-oversample":      func(d scenario.Dataset) []string { return storeTrue(as[dataset.SpeedBenchSpec](d).NoOversample) },
+			"--disable-shuffle":    func(d scenario.Dataset) []string { return storeTrue(as[dataset.SpeedBenchSpec](d).DisableShuffle) },
+			"--skip-chat-template": func(d scenario.Dataset) []string { return storeTrue(as[dataset.SpeedBenchSpec](d).SkipChatTemplate) },
 			"--speed-bench-dataset-subset": func(d scenario.Dataset) []string {
-				if d.SpeedBench.Subset == "qualitative" {
+				if as[dataset.SpeedBenchSpec](d).Subset == "qualitative" {
 					return nil
 				}
-				return []string{d.SpeedBench.Subset}
+				return []string{as[dataset.SpeedBenchSpec](d).Subset}
 			},
-			"--speed-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(d.SpeedBench.OutputLen, 4096) },
+			"--speed-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(as[dataset.SpeedBenchSpec](d).OutputLen, 4096) },
 			"--speed-bench-category": func(d scenario.Dataset) []string {
-				if d.SpeedBench.Category == "" {
+				if as[dataset.SpeedBenchSpec](d).Category == "" {
 					return nil
 				}
-				return []string{d.SpeedBench.Category}
+				return []string{as[dataset.SpeedBenchSpec](d).Category}
 			},
-			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(d.SpeedBench.ChatTemplateKwargs) },
+			"--chat-template-kwargs": func(d scenario.Dataset) []string {
+				return kwargsValues(as[dataset.SpeedBenchSpec](d).ChatTemplateKwargs)
+			},
 		},
 	},
 	{
 		name: "hf",
 		dataset: func(n *namespace) scenario.Dataset {
-			d := &scenario.HFDataset{
-				FileOptions: scenario.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+			d := &dataset.HFSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
 				SkipChatTemplate: n.skipChatTemplate, EnableMultimodalChat: n.multimodalChat,
 				ASRMaxAudioLenSec: scenario.Inf,
 			}
 			setBlazedit(n, d)
 			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
-			return scenario.Dataset{HF: d}
+			return scenario.Dataset{Name: "hf", Spec: d}
 		},
 		outputLenPath: "dataset.hf.output_len",
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":           func(d scenario.Dataset) []string { return []string{d.HF.Path} },
-			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(d.HF.NoOversample) },
-			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(d.HF.DisableShuffle) },
-			"--hf-subset":              func(d scenario.Dataset) []string { return nonEmpty(d.HF.Subset) },
-			"--hf-split":               func(d scenario.Dataset) []string { return nonEmpty(d.HF.Split) },
-			"--hf-name":                func(d scenario.Dataset) []string { return nonEmpty(d.HF.Name) },
-			"--no-stream":              func(d scenario.Dataset) []string { return storeTrue(d.HF.NoStream) },
-			"--skip-chat-template":     func(d scenario.Dataset) []string { return storeTrue(d.HF.SkipChatTemplate) },
-			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(d.HF.EnableMultimodalChat) },
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{as[dataset.HFSpec](d).Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).DisableShuffle) },
+			"--hf-subset":              func(d scenario.Dataset) []string { return nonEmpty(as[dataset.HFSpec](d).Subset) },
+			"--hf-split":               func(d scenario.Dataset) []string { return nonEmpty(as[dataset.HFSpec](d).Split) },
+			"--hf-name":                func(d scenario.Dataset) []string { return nonEmpty(as[dataset.HFSpec](d).Name) },
+			"--no-stream":              func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).NoStream) },
+			"--skip-chat-template":     func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).SkipChatTemplate) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).EnableMultimodalChat) },
 			"--blazedit-min-distance":  blazeditValues["--blazedit-min-distance"],
 			"--blazedit-max-distance":  blazeditValues["--blazedit-max-distance"],
 			"--hf-output-len": func(d scenario.Dataset) []string {
-				if d.HF.OutputLen == nil {
+				if as[dataset.HFSpec](d).OutputLen == nil {
 					return nil
 				}
-				return []string{strconv.Itoa(*d.HF.OutputLen)}
+				return []string{strconv.Itoa(*as[dataset.HFSpec](d).OutputLen)}
 			},
 		},
 	},
 	{
 		name: "burstgpt",
 		dataset: func(n *namespace) scenario.Dataset {
-			return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: n.datasetPath}}
+			return scenario.Dataset{Name: "burstgpt", Spec: &dataset.BurstGPTSpec{Path: n.datasetPath}}
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path": func(d scenario.Dataset) []string { return []string{d.BurstGPT.Path} },
+			"--dataset-path": func(d scenario.Dataset) []string { return []string{as[dataset.BurstGPTSpec](d).Path} },
 		},
 	},
 	{
 		name: "prefix_repetition",
 		dataset: func(n *namespace) scenario.Dataset {
-			d := &scenario.PrefixRepetitionDataset{PrefixLen: int(n.prefixRepPrefixLen), SuffixLen: int(n.prefixRepSuffixLen),
+			d := &dataset.PrefixRepetitionSpec{PrefixLen: int(n.prefixRepPrefixLen), SuffixLen: int(n.prefixRepSuffixLen),
 				NumPrefixes: int(n.prefixRepNumPrefixes), OutputLen: int(n.prefixRepOutputLen), DisableShuffle: n.disableShuffle}
 			if n.outputLen != nil {
 				d.OutputLen = int(*n.outputLen)
 			}
-			return scenario.Dataset{PrefixRepetition: d}
+			return scenario.Dataset{Name: "prefix_repetition", Spec: d}
 		},
 		outputLenPath: "dataset.prefix_repetition.output_len",
 		values: map[string]func(d scenario.Dataset) []string{
-			"--prefix-repetition-prefix-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.PrefixLen, 256) },
-			"--prefix-repetition-suffix-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.SuffixLen, 256) },
-			"--prefix-repetition-num-prefixes": func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.NumPrefixes, 10) },
-			"--prefix-repetition-output-len":   func(d scenario.Dataset) []string { return nonDefault(d.PrefixRepetition.OutputLen, 128) },
-			"--disable-shuffle":                func(d scenario.Dataset) []string { return storeTrue(d.PrefixRepetition.DisableShuffle) },
+			"--prefix-repetition-prefix-len": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.PrefixRepetitionSpec](d).PrefixLen, 256)
+			},
+			"--prefix-repetition-suffix-len": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.PrefixRepetitionSpec](d).SuffixLen, 256)
+			},
+			"--prefix-repetition-num-prefixes": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.PrefixRepetitionSpec](d).NumPrefixes, 10)
+			},
+			"--prefix-repetition-output-len": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.PrefixRepetitionSpec](d).OutputLen, 128)
+			},
+			"--disable-shuffle": func(d scenario.Dataset) []string {
+				return storeTrue(as[dataset.PrefixRepetitionSpec](d).DisableShuffle)
+			},
 		},
 	},
 	{
 		name: "timed_trace",
 		dataset: func(n *namespace) scenario.Dataset {
-			return scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: n.datasetPath,
+			return scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{Path: n.datasetPath,
 				ChunkHashSize: int(n.traceChunkHashSize), SecMultiplier: n.traceSecMultiplier,
 				LabelTimestamp: n.traceLabelTimestamp, LabelInputLength: n.traceLabelInput,
 				LabelOutputLength: n.traceLabelOutput, LabelHashIDs: n.traceLabelIDs, SelfTimed: n.selfTimed}}
 		},
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":                func(d scenario.Dataset) []string { return []string{d.TimedTrace.Path} },
-			"--timed-trace-chunk-hash-size": func(d scenario.Dataset) []string { return nonDefault(d.TimedTrace.ChunkHashSize, 16) },
+			"--dataset-path":                func(d scenario.Dataset) []string { return []string{as[dataset.TimedTraceSpec](d).Path} },
+			"--timed-trace-chunk-hash-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.TimedTraceSpec](d).ChunkHashSize, 16) },
 			"--timed-trace-sec-multiplier": func(d scenario.Dataset) []string {
-				if d.TimedTrace.SecMultiplier == 1 {
+				if as[dataset.TimedTraceSpec](d).SecMultiplier == 1 {
 					return nil
 				}
-				return []string{formatFloat(d.TimedTrace.SecMultiplier)}
+				return []string{formatFloat(as[dataset.TimedTraceSpec](d).SecMultiplier)}
 			},
-			"--timed-trace-label-timestamp": func(d scenario.Dataset) []string { return nonDefaultString(d.TimedTrace.LabelTimestamp, "timestamp") },
+			"--timed-trace-label-timestamp": func(d scenario.Dataset) []string {
+				return nonDefaultString(as[dataset.TimedTraceSpec](d).LabelTimestamp, "timestamp")
+			},
 			"--timed-trace-label-input-length": func(d scenario.Dataset) []string {
-				return nonDefaultString(d.TimedTrace.LabelInputLength, "input_length")
+				return nonDefaultString(as[dataset.TimedTraceSpec](d).LabelInputLength, "input_length")
 			},
 			"--timed-trace-label-output-length": func(d scenario.Dataset) []string {
-				return nonDefaultString(d.TimedTrace.LabelOutputLength, "output_length")
+				return nonDefaultString(as[dataset.TimedTraceSpec](d).LabelOutputLength, "output_length")
 			},
-			"--timed-trace-label-hash-ids": func(d scenario.Dataset) []string { return nonDefaultString(d.TimedTrace.LabelHashIDs, "hash_ids") },
+			"--timed-trace-label-hash-ids": func(d scenario.Dataset) []string {
+				return nonDefaultString(as[dataset.TimedTraceSpec](d).LabelHashIDs, "hash_ids")
+			},
 			"--self-timed": func(d scenario.Dataset) []string {
-				return storeTrue(d.TimedTrace.SelfTimed != nil && *d.TimedTrace.SelfTimed)
+				return storeTrue(as[dataset.TimedTraceSpec](d).SelfTimed != nil && *as[dataset.TimedTraceSpec](d).SelfTimed)
 			},
 			"--no-self-timed": func(d scenario.Dataset) []string {
-				return storeTrue(d.TimedTrace.SelfTimed != nil && !*d.TimedTrace.SelfTimed)
+				return storeTrue(as[dataset.TimedTraceSpec](d).SelfTimed != nil && !*as[dataset.TimedTraceSpec](d).SelfTimed)
 			},
 		},
 	},
@@ -385,23 +403,36 @@ func storeTrue(b bool) []string {
 	return nil
 }
 
-// argvDatasetNamed returns the entry of the dataset kind called name, nil
-// when vbench serve does not implement it.
+// vllmDatasetNames are vLLM's --dataset-name spellings of the kinds whose
+// scenario name differs (a kind has one name, its key under dataset).
+var vllmDatasetNames = map[string]string{"random_mm": "random-mm", "random_rerank": "random-rerank"}
+
+// vllmDatasetName returns vLLM's --dataset-name for the kind called name.
+func vllmDatasetName(name string) string {
+	if v, ok := vllmDatasetNames[name]; ok {
+		return v
+	}
+	return name
+}
+
+// argvDatasetNamed returns the entry of the dataset kind called name (its
+// kind name or vLLM's --dataset-name for it), nil when vbench serve does
+// not implement it.
 func argvDatasetNamed(name string) *argvDataset {
 	for _, d := range argvDatasets {
-		if d.name == name {
+		if d.name == name || vllmDatasetName(d.name) == name {
 			return d
 		}
 	}
 	return nil
 }
 
-// argvDatasetNames returns the names of the implemented kinds, sorted: the
-// values --dataset-name supports.
+// argvDatasetNames returns vLLM's --dataset-name for each implemented
+// kind, sorted: the values --dataset-name supports.
 func argvDatasetNames() []string {
 	names := make([]string, len(argvDatasets))
 	for i, d := range argvDatasets {
-		names[i] = d.name
+		names[i] = vllmDatasetName(d.name)
 	}
 	slices.Sort(names)
 	return names
@@ -430,7 +461,7 @@ func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned 
 		return nil, false
 	}
 	for _, d := range owners {
-		if s.Dataset.Kind() == d.name {
+		if s.Dataset.Name == d.name {
 			return d.values[name](s.Dataset), true
 		}
 	}
@@ -442,3 +473,7 @@ func datasetFlagValues(s *scenario.Scenario, name string) (vals []string, owned 
 func unsupportedFlagError(field, flag string) error {
 	return &Error{Flag: field, Msg: fmt.Sprintf("vbench serve does not support %s yet (%s)", flag, unsupported[flag]), Unsupported: true}
 }
+
+// as returns d's spec as the kind's spec type T: a values or formattable
+// function of an entry only sees datasets of the entry's kind.
+func as[T any](d scenario.Dataset) *T { return d.Spec.(*T) }

@@ -49,7 +49,7 @@ func TestDatasetTable(t *testing.T) {
 		}
 		n := newNamespace()
 		n.datasetName = d.name
-		if got := d.dataset(n).Kind(); got != d.name {
+		if got := d.dataset(n).Name; got != d.name {
 			t.Errorf("dataset %s builds a %q dataset", d.name, got)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -65,7 +66,7 @@ type namespace struct {
 	seed                                             int64
 	datasetName                                      string
 	randomInputLen, randomOutputLen, randomPrefixLen int64
-	rangeRatio                                       scenario.RangeRatio
+	rangeRatio                                       dataset.RangeRatio
 	inputLen, outputLen                              *int64
 
 	// The file-backed datasets' flags (custom, sonnet, sharegpt).

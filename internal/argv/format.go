@@ -92,7 +92,7 @@ var argvDefault = sync.OnceValue(func() *scenario.Scenario {
 func formattable(s *scenario.Scenario) error {
 	no := func(field, why string) error { return &Error{Flag: field, Msg: why} }
 	t := s.Target
-	ds := argvDatasetNamed(s.Dataset.Kind())
+	ds := argvDatasetNamed(s.Dataset.Name)
 	var dsErr error
 	if ds != nil && ds.formattable != nil {
 		dsErr = ds.formattable(s.Dataset)
@@ -109,7 +109,7 @@ func formattable(s *scenario.Scenario) error {
 	case s.Tokenizer.Revision != "":
 		return no("tokenizer.revision", "vllm bench serve has no flag for a tokenizer revision")
 	case ds == nil:
-		return &Error{Flag: "dataset " + s.Dataset.Kind(), Unsupported: true,
+		return &Error{Flag: "dataset " + s.Dataset.Name, Unsupported: true,
 			Msg: "vbench serve does not support this dataset yet (it implements " + strings.Join(argvDatasetNames(), ", ") + " so far)"}
 	case !slices.Contains(flagByName["--backend"].supported, t.Backend):
 		return &Error{Flag: "target.backend " + t.Backend, Msg: "vbench serve does not support this backend yet", Unsupported: true}
@@ -200,7 +200,7 @@ func flagValues(s *scenario.Scenario, name string) ([]string, error) {
 	case "--seed":
 		return one(strconv.FormatInt(s.Seed, 10)), nil
 	case "--dataset-name":
-		return one(s.Dataset.Kind()), nil
+		return one(vllmDatasetName(s.Dataset.Name)), nil
 	case "--input-len", "--output-len":
 		return nil, nil
 	case "--num-prompts":

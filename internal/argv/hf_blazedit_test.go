@@ -1,6 +1,10 @@
 package argv
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vbench/vbench/internal/dataset"
+)
 
 // Without the blazedit flags, an hf dataset has vLLM's distance window,
 // which is also the schema's default. (TestFormat has the flags' round
@@ -10,7 +14,7 @@ func TestBlazeditDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := s.Dataset.HF; h == nil || h.BlazeditMinDistance != 0 || h.BlazeditMaxDistance != 1 {
+	if h, ok := s.Dataset.Spec.(*dataset.HFSpec); !ok || h.BlazeditMinDistance != 0 || h.BlazeditMaxDistance != 1 {
 		t.Fatalf("dataset %+v, want the window 0..1", s.Dataset)
 	}
 }

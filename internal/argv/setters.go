@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
-	"github.com/vbench/vbench/internal/scenario"
 )
 
 // The setters below parse a flag's values with vLLM's type and store them.
@@ -189,7 +189,7 @@ func setRangeRatio(n *namespace, v []string) error {
 		if !(f >= 0 && f < 1) {
 			return fmt.Errorf("invalid value %s (%s)", py.ReprString(v[0]), want)
 		}
-		n.rangeRatio = scenario.RangeRatio{Input: f, Output: f}
+		n.rangeRatio = dataset.RangeRatio{Input: f, Output: f}
 		return nil
 	}
 	j, err := parseJSON(v[0])
@@ -211,7 +211,7 @@ func setRangeRatio(n *namespace, v []string) error {
 		}
 		r[i] = f
 	}
-	n.rangeRatio = scenario.RangeRatio{Input: r[0], Output: r[1]}
+	n.rangeRatio = dataset.RangeRatio{Input: r[0], Output: r[1]}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package argv
 
 import (
+	"github.com/vbench/vbench/internal/dataset"
 	"slices"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestSpeedBenchConfigAlias(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := s.Dataset.SpeedBench; d == nil || d.Subset != tc.subset || d.Category != tc.category {
+			if d := s.Dataset.Spec.(*dataset.SpeedBenchSpec); d == nil || d.Subset != tc.subset || d.Category != tc.category {
 				t.Fatalf("dataset %+v, want subset %q category %q", s.Dataset, tc.subset, tc.category)
 			}
 		})
@@ -81,7 +82,7 @@ func TestSpeedBenchOutputLen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := cmd.Scenario.Dataset.SpeedBench.OutputLen; got != tc.want {
+		if got := cmd.Scenario.Dataset.Spec.(*dataset.SpeedBenchSpec).OutputLen; got != tc.want {
 			t.Errorf("%q: output_len %d, want %d", tc.args, got, tc.want)
 		}
 		warned := strings.Join(cmd.Warnings, "\n")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -36,7 +37,7 @@ func TestFormatUnimplemented(t *testing.T) {
 		set   func(*scenario.Scenario)
 		want  string
 	}{
-		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Random.BatchSize = 4 }, "--random-batch-size"},
+		{"dataset.random.batch_size", func(s *scenario.Scenario) { s.Dataset.Spec.(*dataset.RandomSpec).BatchSize = 4 }, "--random-batch-size"},
 	} {
 		s := scenario.Default()
 		tc.set(s)

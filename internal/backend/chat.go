@@ -51,5 +51,5 @@ type contentPart struct {
 }
 
 // errTokenPrompt refuses a prompt of token ids, which the chat API cannot
-// take (vLLM refuses timed_trace with a chat backend too).
-var errTokenPrompt = errors.New("the prompt is a list of token ids (the timed_trace dataset), which only a completions backend (vllm or openai) can send")
+// take (vLLM refuses token-id datasets with a chat backend too).
+var errTokenPrompt = errors.New("the prompt is a list of token ids (a trace dataset's), which only a completions backend (vllm or openai) can send")

@@ -23,7 +23,7 @@ func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error
 	case len(r.Prompts) > 0:
 		p.Set("prompt", r.Prompts) // a --random-batch-size group
 	case r.PromptTokens != nil:
-		p.Set("prompt", r.PromptTokens) // token ids (timed_trace), as vLLM sends them
+		p.Set("prompt", r.PromptTokens) // token ids (a trace dataset's), as vLLM sends them
 	default:
 		p.Set("prompt", r.Prompt)
 	}

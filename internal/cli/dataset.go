@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -26,21 +25,21 @@ import (
 const datasetDoc = `Prepare a scenario's requests as a run would, without sending anything,
 and print their statistics: the request count, the input and output
 lengths in tokens (min, mean, p50, p90, p99, max; numpy's linear
-percentiles), and, for kinds that filter (sharegpt), how many candidates
-the length filters dropped and how many requests oversampling added.
+percentiles), and, for kinds that filter their candidates, how many the
+length filters dropped and how many requests oversampling added.
 
 The requests are built from the same dataset environment a run uses (the
-seed, the backend, which decides whether sonnet prompts are
+seed, the backend, which decides whether some kinds' prompts are
 chat-templated, and Python's global random state), so they are the
 prompts a run sends, request by request. It needs the client tokenizer
 (tokenizer.name, else the model): a built-in encoding, a local file or
 directory, or a Hub repository in the Hugging Face cache (downloaded if
 missing, unless HF_HUB_OFFLINE=1); there is no fallback to the server's
 /tokenize. By default it works offline and never contacts the target
-server, so random prompts are not re-aligned with the server's tokenizer
+server, so generated prompts are not re-aligned with the server's tokenizer
 as a run does when the server's /tokenize disagrees with the client
 tokenizer; --align asks the server (or starts the built-in simulator) as
-a run does, and then random prompts are what a run sends in that case
+a run does, and then generated prompts are what a run sends in that case
 too. A sweep's axes are not expanded: the scenario's own values are used.
 
 --export FILE writes the requests as custom-dataset JSONL, one
@@ -111,7 +110,7 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string, align boo
 		return failErr(err)
 	}
 	st := newLengthStats(reqs)
-	kind := sc.Dataset.Kind()
+	kind := sc.Dataset.Name
 	fmt.Fprintf(p.Stdout, "dataset %s: %d requests prepared, none sent (seed %d; tokenizer: %s)\n", kind, len(reqs), sc.Seed, tokSource)
 	if counts.Filtered {
 		share := 0.0
@@ -190,29 +189,8 @@ func num(v float64) string {
 // exportCustom writes reqs as custom-dataset JSONL, atomically.
 func exportCustom(path string, reqs []dataset.Request) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for i, r := range reqs {
-		switch {
-		case r.Prompts != nil:
-			return fmt.Errorf("--export %s: request %d is a batch of prompts, which a custom dataset line cannot hold", path, i)
-		case r.PromptTokens != nil:
-			return fmt.Errorf("--export %s: request %d is a list of token ids, which a custom dataset line cannot hold", path, i)
-		}
-		for _, m := range r.Messages {
-			for _, part := range m.Parts {
-				if part.Type != dataset.PartText {
-					return fmt.Errorf("--export %s: request %d has %s content, which a custom dataset line cannot hold", path, i, part.Type)
-				}
-			}
-		}
-		line := struct {
-			Prompt       string `json:"prompt"`
-			OutputTokens int    `json:"output_tokens"`
-		}{r.Prompt, r.OutputLen}
-		if err := enc.Encode(line); err != nil {
-			return fmt.Errorf("--export %s: request %d: %w", path, i, err)
-		}
+	if err := dataset.WriteCustom(&buf, reqs); err != nil {
+		return fmt.Errorf("--export %s: %w", path, err)
 	}
 	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--export %s: %w", path, err)

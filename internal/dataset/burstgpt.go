@@ -19,8 +19,14 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// BurstGPTSpec is vLLM's burstgpt dataset.
+type BurstGPTSpec struct {
+	// Path is the BurstGPT CSV file (--dataset-path).
+	Path string `json:"path"`
+}
+
 func init() {
-	Register(Kind{Name: "burstgpt", New: newBurstGPTSource, NeedsTokenizer: true})
+	Register(Kind{Name: "burstgpt", Spec: newSpec[BurstGPTSpec](), New: newBurstGPTSource, NeedsTokenizer: true})
 }
 
 // burstGPTHeader is the header of the BurstGPT trace CSV, for error
@@ -28,16 +34,17 @@ func init() {
 const burstGPTHeader = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type"
 
 // burstGPTSource is the burstgpt kind's Source.
-type burstGPTSource struct{ spec scenario.BurstGPTDataset }
+type burstGPTSource struct{ spec BurstGPTSpec }
 
 func newBurstGPTSource(spec scenario.Dataset) (Source, error) {
-	if spec.BurstGPT == nil {
-		return nil, errors.New("the scenario sets no dataset.burstgpt")
+	b, err := specOf[BurstGPTSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	if spec.BurstGPT.Path == "" {
+	if b.Path == "" {
 		return nil, errors.New("dataset.burstgpt.path (--dataset-path) is empty: it must name the BurstGPT CSV file")
 	}
-	return burstGPTSource{spec: *spec.BurstGPT}, nil
+	return burstGPTSource{spec: *b}, nil
 }
 
 // Requests reads and samples the file before yielding the first request,
@@ -242,8 +249,8 @@ func burstGPTRequest(tok tokenizer.Tokenizer, i int, row BurstGPTRow, idPrefix s
 // SampleBurstGPT, request i's prompt decoded from the token ids (i+j) mod
 // the tokenizer's vocabulary size for j below its request tokens, with the
 // id idPrefix + i.
-func BurstGPT(ctx context.Context, spec scenario.BurstGPTDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) ([]Request, error) {
-	src, err := newBurstGPTSource(scenario.Dataset{BurstGPT: &spec})
+func BurstGPT(ctx context.Context, spec BurstGPTSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) ([]Request, error) {
+	src, err := newBurstGPTSource(scenario.Dataset{Name: "burstgpt", Spec: &spec})
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func TestBurstGPTGolden(t *testing.T) {
 	if len(golden) < 4 {
 		t.Fatalf("the golden file has %d cases", len(golden))
 	}
-	spec := scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: filepath.Join("testdata", "burstgpt", "trace.csv")}}
+	spec := scenario.Dataset{Name: "burstgpt", Spec: &BurstGPTSpec{Path: filepath.Join("testdata", "burstgpt", "trace.csv")}}
 	for _, c := range golden {
 		t.Run(c.Name, func(t *testing.T) {
 			reqs, err := Build(context.Background(), spec, Env{Tokenizer: idsTokenizer{}, Seed: c.Seed, NumPrompts: c.N, IDPrefix: c.Prefix})
@@ -178,16 +178,16 @@ func TestBurstGPTSampleErrors(t *testing.T) {
 }
 
 func TestBurstGPTSpecErrors(t *testing.T) {
-	for _, spec := range []scenario.Dataset{{}, {BurstGPT: &scenario.BurstGPTDataset{}}} {
+	for _, spec := range []scenario.Dataset{{}, {Name: "burstgpt", Spec: &BurstGPTSpec{}}} {
 		if _, err := newBurstGPTSource(spec); err == nil {
 			t.Errorf("newBurstGPTSource(%+v) accepted", spec)
 		}
 	}
-	_, err := Build(context.Background(), scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: "x.csv"}}, Env{NumPrompts: 1})
+	_, err := Build(context.Background(), scenario.Dataset{Name: "burstgpt", Spec: &BurstGPTSpec{Path: "x.csv"}}, Env{NumPrompts: 1})
 	if err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
 		t.Errorf("without a tokenizer: %v", err)
 	}
-	_, err = Build(context.Background(), scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: filepath.Join(t.TempDir(), "none.csv")}},
+	_, err = Build(context.Background(), scenario.Dataset{Name: "burstgpt", Spec: &BurstGPTSpec{Path: filepath.Join(t.TempDir(), "none.csv")}},
 		Env{Tokenizer: idsTokenizer{}, NumPrompts: 1})
 	if err == nil || !strings.Contains(err.Error(), "none.csv") {
 		t.Errorf("a missing file: %v", err)

@@ -17,19 +17,40 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// CustomSpec is vLLM's custom JSONL dataset (and its image/audio variants).
+type CustomSpec struct {
+	// FileOptions says which file to read and how.
+	FileOptions
+	// OutputLen is the output length; -1 uses each line's output_tokens.
+	OutputLen int `json:"output_len"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// ChatTemplateKwargs are passed to the chat template
+	// (--chat-template-kwargs).
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+	// EnsureClientSideData fetches images and inlines them as data URLs, for
+	// custom_image (--custom-ensure-client-side-data).
+	EnsureClientSideData bool `json:"ensure_client_side_data"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
+}
+
 func init() {
-	Register(Kind{Name: "custom", New: newCustomSource, PythonRandom: true})
+	Register(Kind{Name: "custom", Spec: newSpec[CustomSpec](), New: newCustomSource, AllPrompts: true, PythonRandom: true})
 }
 
 // customSource is the custom kind's Source: Custom with the run's
 // tokenizer, seed, request count and id prefix.
-type customSource struct{ spec scenario.CustomDataset }
+type customSource struct{ spec CustomSpec }
 
 func newCustomSource(spec scenario.Dataset) (Source, error) {
-	if spec.Custom == nil {
-		return nil, errors.New("the scenario sets no dataset.custom")
+	cp, err := specOf[CustomSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	c := *spec.Custom
+	c := *cp
 	if c.OutputLen < -1 || c.OutputLen == 0 {
 		return nil, fmt.Errorf("dataset.custom.output_len (--custom-output-len) is %d: it must be positive, or -1 for each line's output_tokens", c.OutputLen)
 	}
@@ -61,6 +82,38 @@ type CustomLine struct {
 	OutputTokens int
 	// Line is the 1-based line number in the file.
 	Line int
+}
+
+// WriteCustom writes reqs as a custom dataset file, a line per request
+// with its prompt and output_tokens, so that the custom kind replays them.
+// A request a line cannot hold (a batch of prompts, token ids, content
+// other than text) is an error naming it.
+func WriteCustom(w io.Writer, reqs []Request) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i, r := range reqs {
+		switch {
+		case r.Prompts != nil:
+			return fmt.Errorf("request %d is a batch of prompts, which a custom dataset line cannot hold", i)
+		case r.PromptTokens != nil:
+			return fmt.Errorf("request %d is a list of token ids, which a custom dataset line cannot hold", i)
+		}
+		for _, m := range r.Messages {
+			for _, part := range m.Parts {
+				if part.Type != PartText {
+					return fmt.Errorf("request %d has %s content, which a custom dataset line cannot hold", i, part.Type)
+				}
+			}
+		}
+		line := struct {
+			Prompt       string `json:"prompt"`
+			OutputTokens int    `json:"output_tokens"`
+		}{r.Prompt, r.OutputLen}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("request %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // ReadCustomFile reads a custom dataset file: JSON lines, each an object
@@ -220,7 +273,7 @@ func chatKwargs(raw json.RawMessage) (map[string]any, error) {
 //
 // Without a tokenizer, as in vLLM, every prompt length and output length
 // is 1 and no template is applied. Lines vLLM logs go to logw.
-func Custom(ctx context.Context, spec scenario.CustomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+func Custom(ctx context.Context, spec CustomSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
@@ -237,7 +290,7 @@ func Custom(ctx context.Context, spec scenario.CustomDataset, numPrompts int, se
 
 // customRequests is steps 1 to 5 of Custom on lines read from spec.Path:
 // vLLM's CustomDataset.sample, which its spec_bench kind shares.
-func customRequests(ctx context.Context, lines []CustomLine, spec scenario.CustomDataset, kwargs map[string]any, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+func customRequests(ctx context.Context, lines []CustomLine, spec CustomSpec, kwargs map[string]any, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
 	var err error
 	if !spec.DisableShuffle {
 		numpy.NewPyRandom(seed).Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })

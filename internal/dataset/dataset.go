@@ -8,14 +8,17 @@
 // name.
 //
 // To add a dataset kind:
-//   - write one file in this package with its Source and an init function
-//     that calls Register with the kind's properties (IgnoreEOS, Align,
-//     NeedsTokenizer; Count when it can make its requests as a run pulls
-//     them, Feedback when later requests carry earlier answers, Memory for
-//     the pre-run memory check), plus its tests; vbench run and vbench vet
-//     accept the kind from then on;
-//   - its scenario spec is a member of scenario.Dataset (every kind of
-//     vLLM's already is, in internal/scenario and schema/scenario.cue);
+//   - write one file in this package with its spec type (the Go type of its
+//     section of a scenario), its Source, and an init function that calls
+//     Register with the kind's properties: Spec, and as needed IgnoreEOS,
+//     Align, NeedsTokenizer, AllPrompts (num_prompts 0 means every row),
+//     Backends, Check (rules the schema cannot state), Unimplemented, Count
+//     when it can make its requests as a run pulls them, Feedback when later
+//     requests carry earlier answers, Memory for the pre-run memory check;
+//     plus its tests, and its fields' evidence in fields_test.go;
+//   - add its section to #Dataset in schema/scenario.cue, under the same
+//     name; vbench run, vet and dataset accept the kind from then on (the
+//     scenario decodes the section through the registry);
 //   - for vbench serve, add its entry to argvDatasets in
 //     internal/argv/datasets.go, its flags to the flag table, and take them
 //     off internal/argv/testdata/unsupported.txt.
@@ -217,4 +220,14 @@ func (r *Request) Validate() error {
 		}
 	}
 	return nil
+}
+
+// FileOptions are the options shared by file-backed datasets.
+type FileOptions struct {
+	// Path is the dataset file (or directory, or HF dataset id).
+	Path string `json:"path"`
+	// DisableShuffle keeps file order.
+	DisableShuffle bool `json:"disable_shuffle"`
+	// NoOversample does not pad the sample list up to num_prompts.
+	NoOversample bool `json:"no_oversample"`
 }

@@ -124,8 +124,8 @@ func TestCustomMatchesVLLM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec := scenario.CustomDataset{
-				FileOptions: scenario.FileOptions{Path: "testdata/custom/prompts.jsonl", DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
+			spec := CustomSpec{
+				FileOptions: FileOptions{Path: "testdata/custom/prompts.jsonl", DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
 				OutputLen:   c.OutputLen, SkipChatTemplate: c.SkipChatTemplate, ChatTemplateKwargs: kw,
 			}
 			var tok tokenizer.Tokenizer = wsTokenizer{}
@@ -144,7 +144,7 @@ func TestCustomMatchesVLLM(t *testing.T) {
 func TestSonnetMatchesVLLM(t *testing.T) {
 	for _, c := range readFilesGolden(t).Sonnet {
 		t.Run(c.Name, func(t *testing.T) {
-			spec := scenario.SonnetDataset{InputLen: c.InputLen, OutputLen: c.OutputLen, PrefixLen: c.PrefixLen}
+			spec := SonnetSpec{InputLen: c.InputLen, OutputLen: c.OutputLen, PrefixLen: c.PrefixLen}
 			if c.Path != "" {
 				spec.Path = filepath.Join("testdata", c.Path)
 			}
@@ -161,7 +161,7 @@ func TestSonnetMatchesVLLM(t *testing.T) {
 // Stderr, and sonnet's backend rule picks raw text for openai-chat.
 func TestFileKindsThroughBuild(t *testing.T) {
 	var logs bytes.Buffer
-	spec := scenario.Dataset{Custom: &scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: "testdata/custom/prompts.jsonl"}, OutputLen: 8}}
+	spec := scenario.Dataset{Name: "custom", Spec: &CustomSpec{FileOptions: FileOptions{Path: "testdata/custom/prompts.jsonl"}, OutputLen: 8}}
 	reqs, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: 0, IDPrefix: "p-", Stderr: &logs})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestFileKindsThroughBuild(t *testing.T) {
 		t.Errorf("custom logged %q, want %q", logs.String(), want)
 	}
 	for _, backend := range []string{"openai-chat", "openai"} {
-		spec := scenario.Dataset{Sonnet: &scenario.SonnetDataset{InputLen: 100, OutputLen: 7, PrefixLen: 30}}
+		spec := scenario.Dataset{Name: "sonnet", Spec: &SonnetSpec{InputLen: 100, OutputLen: 7, PrefixLen: 30}}
 		reqs, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2, Backend: backend})
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +183,7 @@ func TestFileKindsThroughBuild(t *testing.T) {
 			t.Errorf("sonnet with %s: prompt %.40q, request 1 %+v", backend, reqs[0].Prompt, reqs[1])
 		}
 	}
-	if _, err := Build(context.Background(), scenario.Dataset{Sonnet: &scenario.SonnetDataset{InputLen: 10, OutputLen: 1}}, Env{NumPrompts: 1}); err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
+	if _, err := Build(context.Background(), scenario.Dataset{Name: "sonnet", Spec: &SonnetSpec{InputLen: 10, OutputLen: 1}}, Env{NumPrompts: 1}); err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
 		t.Errorf("sonnet without a tokenizer: %v", err)
 	}
 }
@@ -219,13 +219,13 @@ func TestSonnetErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		spec scenario.SonnetDataset
+		spec SonnetSpec
 		want string
 	}{
-		{"empty file", scenario.SonnetDataset{Path: empty, InputLen: 100, OutputLen: 1}, empty + ": the file is empty: expected lines of a poem"},
-		{"missing file", scenario.SonnetDataset{Path: filepath.Join(dir, "nope.txt"), InputLen: 100, OutputLen: 1}, "no such file"},
-		{"input below the base", scenario.SonnetDataset{InputLen: 12, OutputLen: 1}, "--sonnet-input-len) 12 must be higher than the base prompt length (14)"},
-		{"nothing fits", scenario.SonnetDataset{InputLen: 20, OutputLen: 1, PrefixLen: 400}, "no sonnet prompt of"},
+		{"empty file", SonnetSpec{Path: empty, InputLen: 100, OutputLen: 1}, empty + ": the file is empty: expected lines of a poem"},
+		{"missing file", SonnetSpec{Path: filepath.Join(dir, "nope.txt"), InputLen: 100, OutputLen: 1}, "no such file"},
+		{"input below the base", SonnetSpec{InputLen: 12, OutputLen: 1}, "--sonnet-input-len) 12 must be higher than the base prompt length (14)"},
+		{"nothing fits", SonnetSpec{InputLen: 20, OutputLen: 1, PrefixLen: 400}, "no sonnet prompt of"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Sonnet(context.Background(), tc.spec, 1, 0, wsTokenizer{}, "", true)
@@ -234,7 +234,7 @@ func TestSonnetErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Sonnet(context.Background(), scenario.SonnetDataset{InputLen: 100, OutputLen: 1}, 1, 0, o200k(t), "", true); err == nil || !strings.Contains(err.Error(), "needs a tokenizer with a chat template, and tokenizer o200k_base has none") || strings.Contains(err.Error(), "skip-chat-template") {
+	if _, err := Sonnet(context.Background(), SonnetSpec{InputLen: 100, OutputLen: 1}, 1, 0, o200k(t), "", true); err == nil || !strings.Contains(err.Error(), "needs a tokenizer with a chat template, and tokenizer o200k_base has none") || strings.Contains(err.Error(), "skip-chat-template") {
 		t.Errorf("a tokenizer without a chat template: %v", err)
 	}
 }
@@ -262,7 +262,7 @@ func TestCustomFileErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			spec := scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: path}, OutputLen: -1}
+			spec := CustomSpec{FileOptions: FileOptions{Path: path}, OutputLen: -1}
 			_, err := Custom(context.Background(), spec, 0, 0, wsTokenizer{}, "", nil)
 			if err == nil || err.Error() != path+tc.want {
 				t.Errorf("error %v\nwant      %s", err, path+tc.want)
@@ -276,15 +276,15 @@ func TestCustomFileErrors(t *testing.T) {
 	if err := os.WriteFile(digits, []byte(`{"prompt": "a b", "output_tokens": " 12 "}`+"\n"+`{"prompt": "c", "output_tokens": 3.0}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: digits, DisableShuffle: true}, OutputLen: -1}
+	spec := CustomSpec{FileOptions: FileOptions{Path: digits, DisableShuffle: true}, OutputLen: -1}
 	if reqs, err := Custom(context.Background(), spec, 0, 0, wsTokenizer{}, "", nil); err != nil || reqs[0].OutputLen != 12 || reqs[1].OutputLen != 3 {
 		t.Errorf("output_tokens \" 12 \" and 3.0: %+v, %v", reqs, err)
 	}
-	spec = scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: "prompts.json"}, OutputLen: 1}
+	spec = CustomSpec{FileOptions: FileOptions{Path: "prompts.json"}, OutputLen: 1}
 	if _, err := Custom(context.Background(), spec, 0, 0, nil, "", nil); err == nil || err.Error() != "prompts.json: only JSONL files (named *.jsonl) are supported for the custom dataset" {
 		t.Errorf("a .json file: %v", err)
 	}
-	spec = scenario.CustomDataset{FileOptions: scenario.FileOptions{Path: "testdata/custom/prompts.jsonl"}, OutputLen: 5}
+	spec = CustomSpec{FileOptions: FileOptions{Path: "testdata/custom/prompts.jsonl"}, OutputLen: 5}
 	if _, err := Custom(context.Background(), spec, 0, 0, o200k(t), "", nil); err == nil || !strings.Contains(err.Error(), "no chat template (use --skip-chat-template)") {
 		t.Errorf("a tokenizer without a chat template: %v", err)
 	}
@@ -293,15 +293,15 @@ func TestCustomFileErrors(t *testing.T) {
 		t.Errorf("--skip-chat-template with o200k_base: %d requests, %v", len(reqs), err)
 	}
 	for _, tc := range []struct {
-		spec scenario.CustomDataset
+		spec CustomSpec
 		want string
 	}{
-		{scenario.CustomDataset{OutputLen: 0}, "dataset.custom.output_len (--custom-output-len) is 0: it must be positive, or -1 for each line's output_tokens"},
-		{scenario.CustomDataset{OutputLen: 1, ChatTemplateKwargs: json.RawMessage(`[1]`)}, "dataset.custom.chat_template_kwargs (--chat-template-kwargs): expected a JSON object"},
-		{scenario.CustomDataset{OutputLen: 1, EnableMultimodalChat: true}, "dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): multimodal datasets are not implemented yet"},
-		{scenario.CustomDataset{OutputLen: 1, EnsureClientSideData: true}, "the custom_image dataset is not implemented yet"},
+		{CustomSpec{OutputLen: 0}, "dataset.custom.output_len (--custom-output-len) is 0: it must be positive, or -1 for each line's output_tokens"},
+		{CustomSpec{OutputLen: 1, ChatTemplateKwargs: json.RawMessage(`[1]`)}, "dataset.custom.chat_template_kwargs (--chat-template-kwargs): expected a JSON object"},
+		{CustomSpec{OutputLen: 1, EnableMultimodalChat: true}, "dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): multimodal datasets are not implemented yet"},
+		{CustomSpec{OutputLen: 1, EnsureClientSideData: true}, "the custom_image dataset is not implemented yet"},
 	} {
-		if _, err := newCustomSource(scenario.Dataset{Custom: &tc.spec}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := newCustomSource(scenario.Dataset{Name: "custom", Spec: &tc.spec}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("newCustomSource(%+v): %v, want %q", tc.spec, err, tc.want)
 		}
 	}

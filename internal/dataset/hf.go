@@ -15,14 +15,55 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 )
 
+// HFSpec is vLLM's hf dataset family: a Hugging Face dataset from the
+// Hub or a local directory or file.
+type HFSpec struct {
+	// FileOptions says which file to read and how.
+	FileOptions
+	// Subset is the dataset subset (--hf-subset).
+	Subset string `json:"subset,omitempty"`
+	// Split is the dataset split (--hf-split); "" means the dataset's default.
+	Split string `json:"split,omitempty"`
+	// Name is the Hugging Face id when Path is a local copy (--hf-name).
+	Name string `json:"name,omitempty"`
+	// OutputLen, if set, fixes every output length (--hf-output-len).
+	OutputLen *int `json:"output_len,omitempty"`
+	// NoStream loads the dataset without streaming (--no-stream).
+	NoStream bool `json:"no_stream"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
+	// BlazeditMinDistance and BlazeditMaxDistance filter the blazedit
+	// dataset by edit distance (--blazedit-min-distance,
+	// --blazedit-max-distance).
+	BlazeditMinDistance float64 `json:"blazedit_min_distance"`
+	BlazeditMaxDistance float64 `json:"blazedit_max_distance"`
+	// ASRMaxAudioLenSec and ASRMinAudioLenSec filter ASR datasets by audio
+	// length in seconds; +Inf is no limit (--asr-max-audio-len-sec,
+	// --asr-min-audio-len-sec).
+	ASRMaxAudioLenSec scenario.Float `json:"asr_max_audio_len_sec"`
+	ASRMinAudioLenSec float64        `json:"asr_min_audio_len_sec"`
+	// BFCLCategories are the BFCL categories to use (--bfcl-categories).
+	BFCLCategories []string `json:"bfcl_categories,omitempty"`
+}
+
 func init() {
-	Register(Kind{Name: "hf", New: newHFSource, NeedsTokenizer: true,
+	Register(Kind{Name: "hf", Spec: newSpec[HFSpec](), New: newHFSource, NeedsTokenizer: true,
+		Unimplemented: []scenario.Unimplemented{
+			{Path: "dataset.hf.asr_max_audio_len_sec", Flag: "--asr-max-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
+			{Path: "dataset.hf.asr_min_audio_len_sec", Flag: "--asr-min-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
+			{Path: "dataset.hf.bfcl_categories", Flag: "--bfcl-categories", Reason: "the hf BFCL tool-calling dataset comes with the chat backend's tools support, not implemented yet"},
+		},
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			// Rows are read as they are sampled, keeping a tenth of the
 			// files' size; each sampled request holds its prompt until
 			// sent.
-			out := lenOr(spec.HF.OutputLen, 256)
-			return MemoryEstimate{Fixed: 0.1 * pathBytes(spec.HF.Path), PerRequest: 768, PromptTokens: 256, OutputTokens: out}
+			h := spec.Spec.(*HFSpec)
+			out := lenOr(h.OutputLen, 256)
+			return MemoryEstimate{Fixed: 0.1 * pathBytes(h.Path), PerRequest: 768, PromptTokens: 256, OutputTokens: out}
 		}})
 }
 
@@ -32,24 +73,25 @@ var hfClassLookup = hfClassFor
 
 // hfSource is the hf kind's Source: a Hugging Face dataset from the Hub
 // (through the Hugging Face cache) or a local directory or file.
-type hfSource struct{ spec scenario.HFDataset }
+type hfSource struct{ spec HFSpec }
 
 func newHFSource(spec scenario.Dataset) (Source, error) {
-	if spec.HF == nil {
-		return nil, errors.New("the scenario sets no dataset.hf")
+	h, err := specOf[HFSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	if spec.HF.Path == "" {
+	if h.Path == "" {
 		return nil, errors.New("dataset.hf.path (--dataset-path) is required: a Hub dataset id (org/name), or a local directory or file")
 	}
-	if n := spec.HF.OutputLen; n != nil && *n <= 0 {
+	if n := h.OutputLen; n != nil && *n <= 0 {
 		return nil, fmt.Errorf("dataset.hf.output_len (--hf-output-len) is %d; it must be positive", *n)
 	}
-	return hfSource{spec: *spec.HF}, nil
+	return hfSource{spec: *h}, nil
 }
 
 // hfID is the dataset's Hub id: name if set (--hf-name, for a local
 // copy), else the path.
-func hfID(spec *scenario.HFDataset) string {
+func hfID(spec *HFSpec) string {
 	if spec.Name != "" {
 		return spec.Name
 	}
@@ -59,7 +101,7 @@ func hfID(spec *scenario.HFDataset) string {
 // hfClassOf returns the class serving the dataset, as vLLM's get_samples
 // picks it: the one whose ids hold --hf-name or --dataset-path (the name
 // asked first), or nil.
-func hfClassOf(spec *scenario.HFDataset) *hfClass {
+func hfClassOf(spec *HFSpec) *hfClass {
 	if spec.Name != "" {
 		if c := hfClassLookup(spec.Name); c != nil {
 			return c
@@ -71,7 +113,7 @@ func hfClassOf(spec *scenario.HFDataset) *hfClass {
 // hfRefused is the refusal of a dataset that one of vLLM's classes vbench
 // does not implement yet serves, by --hf-name or --dataset-path, as
 // hfClassOf looks the class up; nil for any other dataset.
-func hfRefused(spec *scenario.HFDataset) error {
+func hfRefused(spec *HFSpec) error {
 	if spec.Name != "" {
 		if err := hfRefusedError(spec.Name); err != nil {
 			return err

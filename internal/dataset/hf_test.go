@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/vbench/vbench/internal/scenario"
 )
 
 // writeFiles writes name → content under dir and returns dir.
@@ -98,9 +96,9 @@ func TestHFShuffleMatchesDatasets(t *testing.T) {
 func TestHFRefusesUnimplementedClasses(t *testing.T) {
 	t.Setenv("HF_HUB_OFFLINE", "1") // never the network, even when the refusal is missing
 	t.Setenv("HF_HOME", t.TempDir())
-	for _, spec := range []scenario.HFDataset{
-		{FileOptions: scenario.FileOptions{Path: "Lin-Chen/MMStar"}},
-		{FileOptions: scenario.FileOptions{Path: t.TempDir()}, Name: "openslr/librispeech_asr"},
+	for _, spec := range []HFSpec{
+		{FileOptions: FileOptions{Path: "Lin-Chen/MMStar"}},
+		{FileOptions: FileOptions{Path: t.TempDir()}, Name: "openslr/librispeech_asr"},
 	} {
 		var got error
 		for _, err := range (hfSource{spec: spec}).Requests(context.Background(), Env{Tokenizer: wsTokenizer{}, NumPrompts: 1}) {

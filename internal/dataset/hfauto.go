@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/vbench/vbench/internal/scenario"
 )
 
 // The column names the generic hf sampler looks for, in priority order,
@@ -212,7 +210,7 @@ func chatTurn(msgs []any, roles ...string) (string, bool) {
 // token count, else 128. Request ids count the kept rows. Unless
 // no_oversample, fewer than num_prompts requests are padded as vLLM's
 // maybe_oversample_requests does.
-func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *scenario.HFDataset, env Env) iter.Seq2[Request, error] {
+func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *HFSpec, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		var reqs []Request
 		var f hfFormat

@@ -123,7 +123,7 @@ func TestHFFromHub(t *testing.T) {
 		"data/train-00001-of-00002.parquet": parquetBytes(t, convRows(30)[20:]),
 		"data/test-00000-of-00001.parquet":  parquetBytes(t, convRows(3)),
 	})
-	spec := scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/convs"}}}
+	spec := scenario.Dataset{Name: "hf", Spec: &HFSpec{FileOptions: FileOptions{Path: "org/convs"}}}
 	var logs bytes.Buffer
 	var counts Counts
 	env := Env{Tokenizer: wsTokenizer{}, NumPrompts: 40, Seed: 3, IDPrefix: "r-", Stderr: &logs, Counts: &counts}
@@ -166,7 +166,7 @@ func TestHFFromHub(t *testing.T) {
 	}
 	t.Setenv("HF_HUB_OFFLINE", "")
 	n := 7
-	spec.HF.Split, spec.HF.OutputLen, spec.HF.NoOversample = "test", &n, true
+	spec.Spec.(*HFSpec).Split, spec.Spec.(*HFSpec).OutputLen, spec.Spec.(*HFSpec).NoOversample = "test", &n, true
 	test, err := Build(context.Background(), spec, env)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestHFFromHub(t *testing.T) {
 		t.Errorf("test split: %+v", test)
 	}
 	// Shuffling follows the seed; disable_shuffle keeps file order.
-	spec.HF.Split, spec.HF.OutputLen, spec.HF.NoOversample, spec.HF.DisableShuffle = "", nil, true, true
+	spec.Spec.(*HFSpec).Split, spec.Spec.(*HFSpec).OutputLen, spec.Spec.(*HFSpec).NoOversample, spec.Spec.(*HFSpec).DisableShuffle = "", nil, true, true
 	ordered, err := Build(context.Background(), spec, env)
 	if err != nil {
 		t.Fatal(err)
@@ -200,27 +200,27 @@ func TestHFErrors(t *testing.T) {
 		"notes.txt":         "x",
 	})
 	for _, tc := range []struct {
-		spec scenario.HFDataset
+		spec HFSpec
 		err  string
 	}{
-		{scenario.HFDataset{}, "dataset hf: dataset.hf.path (--dataset-path) is required"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "x"}, OutputLen: new(int)}, "dataset.hf.output_len (--hf-output-len) is 0; it must be positive"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/labels"}}, "dataset hf: org/labels/train.jsonl row 0: no prompt column: the columns are id, label; expected"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/none"}}, "dataset.hf.path (--dataset-path) org/none is no local file or directory; from the Hub: datasets/org/none@main: repository not found"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "no/such/path"}}, "no/such/path: no such file or directory, and not a Hub dataset id (org/name)"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "types"), DisableShuffle: true}}, filepath.Join(dir, "types", "train.jsonl") + ` row 1: column "prompt": expected a string, found a number`},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "empty")}}, filepath.Join(dir, "empty") + `: the split "train" has no rows`},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "csv")}}, `split "train" is in csv files (.csv), which vbench cannot read`},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "notes.txt")}}, "notes.txt: not a parquet, JSON or JSON Lines file"},
-		{scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "types")}, Split: "test"}, `has no split "test" (splits: train)`},
+		{HFSpec{}, "dataset hf: dataset.hf.path (--dataset-path) is required"},
+		{HFSpec{FileOptions: FileOptions{Path: "x"}, OutputLen: new(int)}, "dataset.hf.output_len (--hf-output-len) is 0; it must be positive"},
+		{HFSpec{FileOptions: FileOptions{Path: "org/labels"}}, "dataset hf: org/labels/train.jsonl row 0: no prompt column: the columns are id, label; expected"},
+		{HFSpec{FileOptions: FileOptions{Path: "org/none"}}, "dataset.hf.path (--dataset-path) org/none is no local file or directory; from the Hub: datasets/org/none@main: repository not found"},
+		{HFSpec{FileOptions: FileOptions{Path: "no/such/path"}}, "no/such/path: no such file or directory, and not a Hub dataset id (org/name)"},
+		{HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "types"), DisableShuffle: true}}, filepath.Join(dir, "types", "train.jsonl") + ` row 1: column "prompt": expected a string, found a number`},
+		{HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "empty")}}, filepath.Join(dir, "empty") + `: the split "train" has no rows`},
+		{HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "csv")}}, `split "train" is in csv files (.csv), which vbench cannot read`},
+		{HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "notes.txt")}}, "notes.txt: not a parquet, JSON or JSON Lines file"},
+		{HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "types")}, Split: "test"}, `has no split "test" (splits: train)`},
 	} {
-		_, err := Build(context.Background(), scenario.Dataset{HF: &tc.spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
+		_, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: &tc.spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
 		if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: err = %v, want %q", tc.spec, err, tc.err)
 		}
 	}
 	// A local file is the whole dataset.
-	reqs, err := Build(context.Background(), scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(dir, "one.jsonl")}}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
+	reqs, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: &HFSpec{FileOptions: FileOptions{Path: filepath.Join(dir, "one.jsonl")}}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
 	if err != nil || len(reqs) != 2 || reqs[1].Prompt != "a b c d e" || reqs[1].PromptLen != 5 || reqs[1].OutputLen != hfDefaultOutputLen {
 		t.Errorf("a local file: %+v, %v", reqs, err)
 	}
@@ -234,9 +234,9 @@ func TestHFClass(t *testing.T) {
 		"train.jsonl": "{\"q\": \"train row\"}\n",
 		"test.jsonl":  "{\"q\": \"a\"}\n{\"q\": \"b\"}\n{\"q\": \"c\"}\n{\"q\": 4}\n",
 	})
-	var gotSpec *scenario.HFDataset
+	var gotSpec *HFSpec
 	class := &hfClass{Name: "ToyDataset", IDs: []string{"org/toy"}, DefaultSplit: "test",
-		Sample: func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error] {
+		Sample: func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error] {
 			gotSpec = spec
 			return func(yield func(Request, error) bool) {
 				n := 0
@@ -274,33 +274,33 @@ func TestHFClass(t *testing.T) {
 		path, name string
 		served     bool
 	}{{"org/toy", "", true}, {"./copy", "org/toy", true}, {"org/toy", "org/other", true}, {"./copy", "org/other", false}, {"org/other", "", false}} {
-		if got := hfClassOf(&scenario.HFDataset{FileOptions: scenario.FileOptions{Path: tc.path}, Name: tc.name}); (got != nil) != tc.served {
+		if got := hfClassOf(&HFSpec{FileOptions: FileOptions{Path: tc.path}, Name: tc.name}); (got != nil) != tc.served {
 			t.Errorf("path %q name %q: class %v, want served %v", tc.path, tc.name, got, tc.served)
 		}
 	}
-	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true}, Name: "org/toy"}
-	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
+	spec := &HFSpec{FileOptions: FileOptions{Path: dir, DisableShuffle: true}, Name: "org/toy"}
+	reqs, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(reqs) != 3 || reqs[0].Prompt != "a" || reqs[2].Prompt != "c" || gotSpec.Name != "org/toy" {
 		t.Errorf("the class's requests: %+v", reqs)
 	}
-	_, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	_, err = Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
 	want := "dataset hf: ToyDataset: q is 4, want a string (the last row read: " + filepath.Join(dir, "test.jsonl") + " row 3)"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 	// A file's own error reaches the user as it is.
 	bad := writeFiles(t, t.TempDir(), map[string]string{"test.jsonl": "{\"q\": \"a\"}\n{bad\n"})
-	_, err = Build(context.Background(), scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: bad, DisableShuffle: true}, Name: "org/toy"}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
+	_, err = Build(context.Background(), scenario.Dataset{Name: "hf", Spec: &HFSpec{FileOptions: FileOptions{Path: bad, DisableShuffle: true}, Name: "org/toy"}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 3})
 	if want := "dataset hf: " + filepath.Join(bad, "test.jsonl") + ":2: invalid JSON"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a bad line: err = %v, want %s...", err, want)
 	}
 	// Without the name, the local path is the id: no class serves it, the
 	// split is train, and the columns are auto-detected.
 	spec.Name = ""
-	reqs, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
+	reqs, err = Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
 	if err == nil || !strings.Contains(err.Error(), "train.jsonl row 0: no prompt column: the columns are q;") {
 		t.Errorf("without --hf-name: %+v, %v", reqs, err)
 	}
@@ -317,17 +317,17 @@ func TestHFParquetExport(t *testing.T) {
 		"plain/partial-test/0000.parquet": parquetBytes(t, convRows(8)),
 		"other/train/0000.parquet":        parquetBytes(t, convRows(1)),
 	})
-	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: "org/scripted", NoOversample: true}, Subset: "plain"}
-	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	spec := &HFSpec{FileOptions: FileOptions{Path: "org/scripted", NoOversample: true}, Subset: "plain"}
+	reqs, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
 	if err != nil || len(reqs) != 2 {
 		t.Fatalf("train: %d requests, %v; want 2", len(reqs), err)
 	}
 	spec.Split = "test"
-	if reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10}); err != nil || len(reqs) != 4 {
+	if reqs, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10}); err != nil || len(reqs) != 4 {
 		t.Fatalf("partial test split: %d requests, %v; want 4", len(reqs), err)
 	}
 	spec.Subset, spec.Split = "", ""
-	_, err = Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
+	_, err = Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 10})
 	if err == nil || !strings.Contains(err.Error(), "the dataset has several subsets: choose one with --hf-subset (other, plain)") {
 		t.Errorf("no subset: err = %v", err)
 	}
@@ -341,7 +341,7 @@ func TestHFEmptyShard(t *testing.T) {
 		"data/train-00000-of-00002.jsonl": "",
 		"data/train-00001-of-00002.jsonl": "{\"question\": \"a b c d e\"}\n{\"question\": \"f g h i j\"}\n",
 	})
-	spec := scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true, NoOversample: true}}}
+	spec := scenario.Dataset{Name: "hf", Spec: &HFSpec{FileOptions: FileOptions{Path: dir, DisableShuffle: true, NoOversample: true}}}
 	reqs, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -31,7 +30,7 @@ type hfClass struct {
 	// request ids and oversampling. Oversampling reseeds and draws from
 	// Env.PyGlobal, as vLLM's from Python's global random (so the hf kind
 	// needs no Kind.PythonRandom).
-	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error]
+	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error]
 }
 
 // hfClasses are the text-only classes vbench implements, in the order
@@ -136,7 +135,7 @@ const (
 // hfSampling is what a row mapping may read.
 type hfSampling struct {
 	tok  tokenizer.Tokenizer
-	spec *scenario.HFDataset
+	spec *HFSpec
 	// outputLen is --hf-output-len, or the class's default when fixed is
 	// false (0 for a class that measures its rows).
 	outputLen int
@@ -154,13 +153,13 @@ type hfRowFunc func(row hfRow, s *hfSampling) (r Request, keep bool, err error)
 // loop), then oversampled unless --no-oversample. Rows are pulled lazily,
 // so a streamed dataset is read no further than needed; the requests are
 // yielded once all are made, as oversampling needs them all.
-func hfSampler(rules hfRules, rowFn hfRowFunc) func(context.Context, iter.Seq2[hfRow, error], *scenario.HFDataset, Env) iter.Seq2[Request, error] {
-	return func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) iter.Seq2[Request, error] {
+func hfSampler(rules hfRules, rowFn hfRowFunc) func(context.Context, iter.Seq2[hfRow, error], *HFSpec, Env) iter.Seq2[Request, error] {
+	return func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error] {
 		return eager(func() ([]Request, error) { return hfSample(ctx, rows, spec, env, rules, rowFn) })
 	}
 }
 
-func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env, rules hfRules, rowFn hfRowFunc) ([]Request, error) {
+func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env, rules hfRules, rowFn hfRowFunc) ([]Request, error) {
 	if env.Tokenizer == nil {
 		return nil, errors.New("the hf datasets need a client tokenizer: unset tokenizer.skip_init")
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -36,7 +35,7 @@ func BenchmarkHFBlazedit(b *testing.B) {
 		size += sb.Len()
 	}
 	c := hfClassFor("vdaita/edit_5k_char")
-	spec := &scenario.HFDataset{SkipChatTemplate: true, BlazeditMaxDistance: 1}
+	spec := &HFSpec{SkipChatTemplate: true, BlazeditMaxDistance: 1}
 	env := Env{Tokenizer: o200k, NumPrompts: 1000}
 	b.SetBytes(int64(size))
 	before := cpuTime(b)

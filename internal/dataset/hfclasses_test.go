@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/vbench/vbench/internal/numpy"
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -58,7 +57,7 @@ func rowSeq(rows []hfRow) iter.Seq2[hfRow, error] {
 }
 
 // hfCollect runs a class's Sample to the end.
-func hfCollect(c *hfClass, rows iter.Seq2[hfRow, error], spec *scenario.HFDataset, env Env) ([]Request, error) {
+func hfCollect(c *hfClass, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) ([]Request, error) {
 	var reqs []Request
 	for r, err := range c.Sample(context.Background(), rows, spec, env) {
 		if err != nil {
@@ -94,7 +93,7 @@ func TestHFClassesGolden(t *testing.T) {
 		}
 		for _, gc := range g.Cases {
 			t.Run(c.Name+"/"+gc.Name, func(t *testing.T) {
-				spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: c.IDs[0], NoOversample: gc.NoOversample},
+				spec := &HFSpec{FileOptions: FileOptions{Path: c.IDs[0], NoOversample: gc.NoOversample},
 					OutputLen: gc.OutputLen, SkipChatTemplate: gc.Skip, EnableMultimodalChat: gc.MMChat, BlazeditMaxDistance: 1}
 				if gc.MinDistance != nil {
 					spec.BlazeditMinDistance = *gc.MinDistance
@@ -165,7 +164,7 @@ func TestHFClassesReadLazily(t *testing.T) {
 				}
 			}
 		}
-		reqs, err := hfCollect(hfClassFor(id), counted, &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+		reqs, err := hfCollect(hfClassFor(id), counted, &HFSpec{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
 		if err != nil || len(reqs) != 5 || read != 5 {
 			t.Errorf("%s: %d requests from %d rows read, error %v; want 5 from 5", id, len(reqs), read, err)
 		}
@@ -180,7 +179,7 @@ func TestHFClassesLoaderError(t *testing.T) {
 			yield(nil, boom)
 		}
 	}
-	_, err := hfCollect(hfClassFor("openai/gsm8k"), rows, &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+	_, err := hfCollect(hfClassFor("openai/gsm8k"), rows, &HFSpec{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
 	if !errors.Is(err, boom) {
 		t.Fatalf("error %v, want the loader's", err)
 	}
@@ -221,7 +220,7 @@ func TestHFClassesBadRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			c := hfClassFor(tt.id)
-			_, err := hfCollect(c, rowSeq([]hfRow{good, tt.row}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
+			_, err := hfCollect(c, rowSeq([]hfRow{good, tt.row}), &HFSpec{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 5})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("%s: error %v, want %q", c.Name, err, tt.want)
 			}
@@ -238,22 +237,22 @@ func TestHFClassesErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		id   string
-		spec scenario.HFDataset
+		spec HFSpec
 		tok  tokenizer.Tokenizer
 		rows []hfRow
 		want string
 	}{
-		{"no tokenizer", "openai/gsm8k", scenario.HFDataset{}, nil, []hfRow{row}, "the hf datasets need a client tokenizer: unset tokenizer.skip_init"},
-		{"no template", "openai/gsm8k", scenario.HFDataset{}, noTemplate{wsTokenizer{}}, []hfRow{row}, "tokenizer ws has no chat template (use --skip-chat-template)"},
-		{"mlperf always templates", "mgoin/mlperf-inference-llama3.1-data", scenario.HFDataset{SkipChatTemplate: true}, noTemplate{wsTokenizer{}},
+		{"no tokenizer", "openai/gsm8k", HFSpec{}, nil, []hfRow{row}, "the hf datasets need a client tokenizer: unset tokenizer.skip_init"},
+		{"no template", "openai/gsm8k", HFSpec{}, noTemplate{wsTokenizer{}}, []hfRow{row}, "tokenizer ws has no chat template (use --skip-chat-template)"},
+		{"mlperf always templates", "mgoin/mlperf-inference-llama3.1-data", HFSpec{SkipChatTemplate: true}, noTemplate{wsTokenizer{}},
 			[]hfRow{row}, "tokenizer ws has no chat template, which this dataset's prompts always take (vLLM applies it whatever --skip-chat-template says)"},
-		{"output len 0", "openai/gsm8k", scenario.HFDataset{OutputLen: &zero}, wsTokenizer{}, []hfRow{row}, "dataset.hf.output_len (--hf-output-len) is 0: it must be positive"},
-		{"empty split", "openai/gsm8k", scenario.HFDataset{}, wsTokenizer{}, nil, "the dataset split has no rows, so there is nothing to sample or oversample"},
-		{"all filtered", "mgoin/mlperf-inference-llama2-data", scenario.HFDataset{OutputLen: &three}, wsTokenizer{},
+		{"output len 0", "openai/gsm8k", HFSpec{OutputLen: &zero}, wsTokenizer{}, []hfRow{row}, "dataset.hf.output_len (--hf-output-len) is 0: it must be positive"},
+		{"empty split", "openai/gsm8k", HFSpec{}, wsTokenizer{}, nil, "the dataset split has no rows, so there is nothing to sample or oversample"},
+		{"all filtered", "mgoin/mlperf-inference-llama2-data", HFSpec{OutputLen: &three}, wsTokenizer{},
 			[]hfRow{{"system_prompt": "", "question": "q", "output": "o"}}, "none of the 1 rows passes the dataset's filters, so there is nothing to oversample"},
 		// An empty solution measures 0 tokens with a tokenizer that adds no
 		// BOS: vLLM's assertion, even though the prompt is dropped anyway.
-		{"zero-token answer", "AI-MO/aimo-validation-aime", scenario.HFDataset{}, noBOS{},
+		{"zero-token answer", "AI-MO/aimo-validation-aime", HFSpec{}, noBOS{},
 			[]hfRow{{"problem": "x", "solution": " "}}, "row 0: the reference answer has 0 tokens (vLLM asserts a positive output length; give --hf-output-len)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,7 +316,7 @@ func TestHFConversationImage(t *testing.T) {
 	conv := []any{map[string]any{"value": "what is in the picture"}, map[string]any{"value": "a cat on a mat"}}
 	for img, want := range map[string]string{"cat.jpg": "file://cat.jpg", "https://x/cat.jpg": "https://x/cat.jpg", "data:image/png;base64,AAAA": "data:image/png;base64,AAAA"} {
 		reqs, err := hfCollect(hfClassFor("Aeala/ShareGPT_Vicuna_unfiltered"), rowSeq([]hfRow{{"conversations": conv, "image": img}}),
-			&scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
+			&HFSpec{}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,12 +336,12 @@ func TestHFOversampleUsesPyGlobal(t *testing.T) {
 	rows := []hfRow{{"question": "a b c"}, {"question": "d e f g"}, {"question": "h"}}
 	c := hfClassFor("openai/gsm8k")
 	for _, n := range []int{2, 9} {
-		own, err := hfCollect(c, rowSeq(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
+		own, err := hfCollect(c, rowSeq(rows), &HFSpec{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		global := numpy.NewPyRandom(0) // as serve.py's random.seed(seed) at start, seed 0 here
-		got, err := hfCollect(c, rowSeq(rows), &scenario.HFDataset{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
+		got, err := hfCollect(c, rowSeq(rows), &HFSpec{}, Env{Tokenizer: wsTokenizer{}, Seed: 5, NumPrompts: n, PyGlobal: global})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +383,7 @@ func FuzzHFClassRows(f *testing.F) {
 		}
 		n = n%8 - 1
 		for _, c := range hfClasses {
-			reqs, err := hfCollect(c, rowSeq([]hfRow{r, r}), &scenario.HFDataset{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
+			reqs, err := hfCollect(c, rowSeq([]hfRow{r, r}), &HFSpec{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
 			if err != nil {
 				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "row ") && !strings.Contains(msg, "nothing to oversample") {
 					t.Fatalf("%s: error %q", c.Name, msg)

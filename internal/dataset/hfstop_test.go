@@ -20,8 +20,8 @@ func TestHFGenericStopsAtNumPrompts(t *testing.T) {
 		"data/train-0.jsonl": `{"prompt": "one two three four five"}` + "\n" + `{"prompt": "six seven eight nine ten"}` + "\n",
 		"data/train-1.jsonl": "{not JSON\n",
 	})
-	spec := &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: true}}
-	reqs, err := Build(context.Background(), scenario.Dataset{HF: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
+	spec := &HFSpec{FileOptions: FileOptions{Path: dir, DisableShuffle: true}}
+	reqs, err := Build(context.Background(), scenario.Dataset{Name: "hf", Spec: spec}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
 	if err != nil {
 		t.Fatalf("read past the rows it needed: %v", err)
 	}

@@ -29,7 +29,7 @@ var DefaultMemory = MemoryEstimate{PerRequest: 4 << 10, PromptTokens: 512, Outpu
 // MemoryOf is the estimate of a run of spec with numPrompts requests:
 // its kind's Kind.Memory, else DefaultMemory.
 func MemoryOf(spec scenario.Dataset, numPrompts int) MemoryEstimate {
-	k, ok := Lookup(spec.Kind())
+	k, ok := Lookup(spec.Name)
 	if !ok || k.Memory == nil {
 		return DefaultMemory
 	}

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -12,19 +11,37 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// PrefixRepetitionSpec is vLLM's prefix_repetition dataset.
+type PrefixRepetitionSpec struct {
+	// PrefixLen is the shared prefix length in tokens
+	// (--prefix-repetition-prefix-len).
+	PrefixLen int `json:"prefix_len"`
+	// SuffixLen is the per-request suffix length in tokens
+	// (--prefix-repetition-suffix-len).
+	SuffixLen int `json:"suffix_len"`
+	// NumPrefixes is the number of distinct prefixes
+	// (--prefix-repetition-num-prefixes).
+	NumPrefixes int `json:"num_prefixes"`
+	// OutputLen is the output length in tokens
+	// (--prefix-repetition-output-len).
+	OutputLen int `json:"output_len"`
+	// DisableShuffle keeps requests grouped by prefix (--disable-shuffle).
+	DisableShuffle bool `json:"disable_shuffle"`
+}
+
 func init() {
-	Register(Kind{Name: "prefix_repetition", New: newPrefixRepetitionSource, Align: true, NeedsTokenizer: true})
+	Register(Kind{Name: "prefix_repetition", Spec: newSpec[PrefixRepetitionSpec](), New: newPrefixRepetitionSource, Align: true, NeedsTokenizer: true})
 }
 
 // prefixRepetitionSource is the prefix_repetition kind's Source.
 type prefixRepetitionSource struct {
-	spec scenario.PrefixRepetitionDataset
+	spec PrefixRepetitionSpec
 }
 
 func newPrefixRepetitionSource(spec scenario.Dataset) (Source, error) {
-	p := spec.PrefixRepetition
-	if p == nil {
-		return nil, errors.New("the scenario sets no dataset.prefix_repetition")
+	p, err := specOf[PrefixRepetitionSpec](spec)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case p.PrefixLen < 0:
@@ -91,7 +108,7 @@ func (s prefixRepetitionSource) Requests(_ context.Context, env Env) iter.Seq2[R
 // The seed must be in numpy's range [0, 2³²). pyGlobal, when not nil, is
 // Python's global generator: it is reseeded and shuffles, and is left as
 // vLLM leaves it; nil uses a generator of its own.
-func PrefixRepetition(spec scenario.PrefixRepetitionDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, pyGlobal *numpy.PyRandom) ([]Request, int, error) {
+func PrefixRepetition(spec PrefixRepetitionSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, pyGlobal *numpy.PyRandom) ([]Request, int, error) {
 	if seed < 0 || seed > math.MaxUint32 {
 		return nil, 0, fmt.Errorf("seed %d is outside numpy's range 0..4294967295", seed)
 	}

@@ -45,7 +45,7 @@ func TestPrefixRepetitionMatchesVLLM(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			spec := scenario.PrefixRepetitionDataset{PrefixLen: c.PrefixLen, SuffixLen: c.SuffixLen,
+			spec := PrefixRepetitionSpec{PrefixLen: c.PrefixLen, SuffixLen: c.SuffixLen,
 				NumPrefixes: c.NumPrefixes, OutputLen: c.OutputLen, DisableShuffle: c.DisableShuffle}
 			py := numpy.NewPyRandom(12345) // reseeded by the dataset, as vLLM's
 			got, mismatch, err := PrefixRepetition(spec, c.N, c.Seed, toyTokenizer{}, py)
@@ -83,7 +83,7 @@ func TestPrefixRepetitionRegistered(t *testing.T) {
 	if !k.Align || !k.NeedsTokenizer || k.IgnoreEOS != IgnoreEOSAsSet {
 		t.Errorf("kind = %+v, want Align, NeedsTokenizer, IgnoreEOSAsSet", k)
 	}
-	spec := scenario.Dataset{PrefixRepetition: &scenario.PrefixRepetitionDataset{PrefixLen: 8, SuffixLen: 4, NumPrefixes: 2, OutputLen: 5}}
+	spec := scenario.Dataset{Name: "prefix_repetition", Spec: &PrefixRepetitionSpec{PrefixLen: 8, SuffixLen: 4, NumPrefixes: 2, OutputLen: 5}}
 	reqs, err := Build(context.Background(), spec, Env{Tokenizer: toyTokenizer{}, NumPrompts: 5, IDPrefix: "p-", Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -102,10 +102,10 @@ func TestPrefixRepetitionRegistered(t *testing.T) {
 }
 
 func TestPrefixRepetitionErrors(t *testing.T) {
-	ok := scenario.PrefixRepetitionDataset{PrefixLen: 4, SuffixLen: 4, NumPrefixes: 3, OutputLen: 2}
+	ok := PrefixRepetitionSpec{PrefixLen: 4, SuffixLen: 4, NumPrefixes: 3, OutputLen: 2}
 	for _, tc := range []struct {
 		name string
-		spec scenario.PrefixRepetitionDataset
+		spec PrefixRepetitionSpec
 		n    int
 		seed int64
 		want string
@@ -113,7 +113,7 @@ func TestPrefixRepetitionErrors(t *testing.T) {
 		{"fewer prompts than prefixes", ok, 2, 0, "num_prompts (2) must be greater than or equal to num_prefixes (3)"},
 		{"negative seed", ok, 3, -1, "outside numpy's range"},
 		{"seed too big", ok, 3, 1 << 32, "outside numpy's range"},
-		{"no prefixes", scenario.PrefixRepetitionDataset{NumPrefixes: 0}, 3, 0, "num_prefixes 0"},
+		{"no prefixes", PrefixRepetitionSpec{NumPrefixes: 0}, 3, 0, "num_prefixes 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := PrefixRepetition(tc.spec, tc.n, tc.seed, toyTokenizer{}, nil)
@@ -123,15 +123,15 @@ func TestPrefixRepetitionErrors(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct {
-		spec scenario.PrefixRepetitionDataset
+		spec PrefixRepetitionSpec
 		want string
 	}{
-		{scenario.PrefixRepetitionDataset{PrefixLen: -1, NumPrefixes: 1}, "dataset.prefix_repetition.prefix_len (--prefix-repetition-prefix-len) is -1"},
-		{scenario.PrefixRepetitionDataset{SuffixLen: -2, NumPrefixes: 1}, "dataset.prefix_repetition.suffix_len"},
-		{scenario.PrefixRepetitionDataset{NumPrefixes: 0}, "dataset.prefix_repetition.num_prefixes (--prefix-repetition-num-prefixes) is 0"},
-		{scenario.PrefixRepetitionDataset{NumPrefixes: 1, OutputLen: -1}, "dataset.prefix_repetition.output_len"},
+		{PrefixRepetitionSpec{PrefixLen: -1, NumPrefixes: 1}, "dataset.prefix_repetition.prefix_len (--prefix-repetition-prefix-len) is -1"},
+		{PrefixRepetitionSpec{SuffixLen: -2, NumPrefixes: 1}, "dataset.prefix_repetition.suffix_len"},
+		{PrefixRepetitionSpec{NumPrefixes: 0}, "dataset.prefix_repetition.num_prefixes (--prefix-repetition-num-prefixes) is 0"},
+		{PrefixRepetitionSpec{NumPrefixes: 1, OutputLen: -1}, "dataset.prefix_repetition.output_len"},
 	} {
-		_, err := newPrefixRepetitionSource(scenario.Dataset{PrefixRepetition: &tc.spec})
+		_, err := newPrefixRepetitionSource(scenario.Dataset{Name: "prefix_repetition", Spec: &tc.spec})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.spec, err, tc.want)
 		}

@@ -2,7 +2,7 @@ package dataset
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"math"
@@ -16,27 +16,83 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// RangeRatio is vLLM's --random-range-ratio: one ratio for both lengths, or
+// separate input and output ratios, each in [0, 1).
+type RangeRatio struct {
+	// Input is the jitter ratio of prompt lengths.
+	Input float64 `json:"input"`
+	// Output is the jitter ratio of output lengths.
+	Output float64 `json:"output"`
+}
+
+// UnmarshalJSON accepts a number (both ratios) or {"input": r, "output": r}.
+func (r *RangeRatio) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err == nil {
+		r.Input, r.Output = f, f
+		return nil
+	}
+	type plain RangeRatio
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// RandomSpec is vLLM's random dataset (RandomSpec in upstream vllm/benchmarks/datasets/datasets.py).
+type RandomSpec struct {
+	// InputLen is the target prompt length in tokens (--random-input-len).
+	InputLen int `json:"input_len"`
+	// OutputLen is the target output length in tokens (--random-output-len).
+	OutputLen int `json:"output_len"`
+	// RangeRatio jitters the lengths uniformly in [len·(1−r), len·(1+r)]
+	// (--random-range-ratio).
+	RangeRatio RangeRatio `json:"range_ratio"`
+	// PrefixLen is the length of a random prefix shared by every prompt
+	// (--random-prefix-len).
+	PrefixLen int `json:"prefix_len"`
+	// BatchSize groups this many prompts into one request, for embeddings
+	// (--random-batch-size).
+	BatchSize int `json:"batch_size"`
+}
+
 func init() {
-	Register(Kind{Name: "random", New: newRandomSource, IgnoreEOS: IgnoreEOSOnOpenAI, Align: true, NeedsTokenizer: true,
+	Register(Kind{Name: "random", Spec: newSpec[RandomSpec](), New: newRandomSource,
+		IgnoreEOS: IgnoreEOSOnOpenAI, Align: true, NeedsTokenizer: true,
 		Count: func(spec scenario.Dataset, n int) int {
-			if b := spec.Random.BatchSize; b > 1 {
+			if b := spec.Spec.(*RandomSpec).BatchSize; b > 1 {
 				return (n + b - 1) / b
 			}
 			return n
 		},
-		Memory: randomMemory})
+		Memory: randomMemory,
+		Check:  checkRandom,
+		Unimplemented: []scenario.Unimplemented{{Path: "dataset.random.batch_size", Flag: "--random-batch-size",
+			Reason: "batched random prompts are for embedding backends, which are not implemented yet"}}})
 }
 
 // randomSource is the random kind's Source: Random with the run's
 // tokenizer, seed, request count and id prefix. It logs vLLM's sampling
 // line and re-encoding warnings to Stderr.
-type randomSource struct{ spec scenario.RandomDataset }
+type randomSource struct{ spec RandomSpec }
 
 func newRandomSource(spec scenario.Dataset) (Source, error) {
-	if spec.Random == nil {
-		return nil, errors.New("the scenario sets no dataset.random")
+	r, err := specOf[RandomSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	return randomSource{spec: *spec.Random}, nil
+	return randomSource{spec: *r}, nil
+}
+
+// checkRandom refuses a random spec whose prompts are always empty: the
+// shortest prompt is prefix_len plus floor(input_len·(1−range_ratio.input))
+// tokens (fewer once the tokenizer's special tokens are taken off, which
+// only the run knows); when that is 0 for any tokenizer, every run fails.
+func checkRandom(spec any) []scenario.Problem {
+	r := spec.(*RandomSpec)
+	if low := int(math.Floor(float64(r.InputLen) * (1 - r.RangeRatio.Input))); r.PrefixLen+low < 1 {
+		return []scenario.Problem{scenario.NewProblem(fmt.Sprintf(
+			"prompts of %d tokens: want prefix_len + floor(input_len × (1 − range_ratio)) >= 1, e.g. input_len >= 1", r.PrefixLen+low),
+			"dataset", "random", "input_len")}
+	}
+	return nil
 }
 
 // randomMemory is the random kind's estimate: nothing per request (the
@@ -44,7 +100,7 @@ func newRandomSource(spec scenario.Dataset) (Source, error) {
 // chunk being made: each prompt's token ids (8 bytes a token, several
 // copies while it is decoded and re-encoded) and its text.
 func randomMemory(spec scenario.Dataset, _ int) MemoryEstimate {
-	r := spec.Random
+	r := spec.Spec.(*RandomSpec)
 	in := float64(r.PrefixLen) + float64(r.InputLen)*(1+r.RangeRatio.Input)
 	return MemoryEstimate{Fixed: randomChunk * (in*32 + 512), PromptTokens: in,
 		OutputTokens: float64(r.OutputLen) * (1 + r.RangeRatio.Output)}
@@ -184,7 +240,7 @@ func abs(n int) int {
 // take it from the rng and continue one by one. The draws are therefore
 // the same, in the same order, as in a sequential run. tok must be safe for
 // concurrent use.
-func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) ([]Request, RandomInfo, error) {
+func Random(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) ([]Request, RandomInfo, error) {
 	g, err := newRandomGen(spec, numPrompts, seed, tok, idPrefix)
 	if err != nil {
 		return nil, g.info, err
@@ -207,7 +263,7 @@ func Random(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokeniz
 // and the fix-ups' padding. So it holds no per-request array, and a run
 // can pull the requests as it needs them.
 type randomGen struct {
-	spec     scenario.RandomDataset
+	spec     RandomSpec
 	n        int
 	tok      tokenizer.Tokenizer
 	idPrefix string
@@ -224,7 +280,7 @@ type randomGen struct {
 
 // newRandomGen checks the spec and draws what comes before the first
 // prompt (steps 1 to 4 of Random).
-func newRandomGen(spec scenario.RandomDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) (*randomGen, error) {
+func newRandomGen(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) (*randomGen, error) {
 	g := &randomGen{spec: spec, n: numPrompts, tok: tok, idPrefix: idPrefix}
 	info := &g.info
 	if numPrompts < 0 {

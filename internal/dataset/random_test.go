@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/vbench/vbench/internal/numpy"
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -76,7 +75,7 @@ func o200k(t testing.TB) tokenizer.Tokenizer {
 
 // referenceRandom is vLLM's RandomDataset.sample written out plainly and
 // sequentially, with the same generator, as the oracle for Random.
-func referenceRandom(t *testing.T, spec scenario.RandomDataset, n int, seed int64, tok tokenizer.Tokenizer, prefix string) (reqs []Request, info RandomInfo, pads int) {
+func referenceRandom(t *testing.T, spec RandomSpec, n int, seed int64, tok tokenizer.Tokenizer, prefix string) (reqs []Request, info RandomInfo, pads int) {
 	t.Helper()
 	rng, err := numpy.NewGenerator(seed)
 	if err != nil {
@@ -153,16 +152,16 @@ func referenceRandom(t *testing.T, spec scenario.RandomDataset, n int, seed int6
 func TestRandomMatchesSequential(t *testing.T) {
 	tests := []struct {
 		name string
-		spec scenario.RandomDataset
+		spec RandomSpec
 		n    int
 		seed int64
 		tok  tokenizer.Tokenizer
 	}{
-		{"toy fixed lengths", scenario.RandomDataset{InputLen: 40, OutputLen: 8}, 300, 0, toyTokenizer{}},
-		{"toy ranges and prefix", scenario.RandomDataset{InputLen: 30, OutputLen: 20, PrefixLen: 7,
-			RangeRatio: scenario.RangeRatio{Input: 0.5, Output: 0.3}}, 300, 1, toyTokenizer{}},
-		{"o200k", scenario.RandomDataset{InputLen: 200, OutputLen: 16, PrefixLen: 20,
-			RangeRatio: scenario.RangeRatio{Input: 0.2, Output: 0.2}}, 60, 42, nil},
+		{"toy fixed lengths", RandomSpec{InputLen: 40, OutputLen: 8}, 300, 0, toyTokenizer{}},
+		{"toy ranges and prefix", RandomSpec{InputLen: 30, OutputLen: 20, PrefixLen: 7,
+			RangeRatio: RangeRatio{Input: 0.5, Output: 0.3}}, 300, 1, toyTokenizer{}},
+		{"o200k", RandomSpec{InputLen: 200, OutputLen: 16, PrefixLen: 20,
+			RangeRatio: RangeRatio{Input: 0.2, Output: 0.2}}, 60, 42, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,8 +198,8 @@ func requestEqual(a, b Request) bool {
 
 func TestRandomPromptsO200k(t *testing.T) {
 	tok := o200k(t)
-	spec := scenario.RandomDataset{InputLen: 128, OutputLen: 32, PrefixLen: 16,
-		RangeRatio: scenario.RangeRatio{Input: 0.25, Output: 0.5}}
+	spec := RandomSpec{InputLen: 128, OutputLen: 32, PrefixLen: 16,
+		RangeRatio: RangeRatio{Input: 0.25, Output: 0.5}}
 	reqs, info, err := Random(spec, 100, 7, tok, "bench-1234abcd-")
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +240,7 @@ func commonPrefixLen(a, b string) int {
 
 func TestRandomSeeds(t *testing.T) {
 	tok := o200k(t)
-	spec := scenario.RandomDataset{InputLen: 64, OutputLen: 16, RangeRatio: scenario.RangeRatio{Input: 0.5, Output: 0.5}}
+	spec := RandomSpec{InputLen: 64, OutputLen: 16, RangeRatio: RangeRatio{Input: 0.5, Output: 0.5}}
 	a, _, _ := Random(spec, 20, 1, tok, "")
 	b, _, _ := Random(spec, 20, 1, tok, "")
 	c, _, _ := Random(spec, 20, 2, tok, "")
@@ -256,23 +255,23 @@ func TestRandomSeeds(t *testing.T) {
 func TestRandomIntervals(t *testing.T) {
 	tests := []struct {
 		name string
-		spec scenario.RandomDataset
+		spec RandomSpec
 		tok  tokenizer.Tokenizer
 		want RandomInfo
 	}{
-		{"fixed", scenario.RandomDataset{InputLen: 1024, OutputLen: 128}, nil,
+		{"fixed", RandomSpec{InputLen: 1024, OutputLen: 128}, nil,
 			RandomInfo{InputLow: 1024, InputHigh: 1024, OutputLow: 128, OutputHigh: 128}},
-		{"half", scenario.RandomDataset{InputLen: 1024, OutputLen: 128, RangeRatio: scenario.RangeRatio{Input: 0.5, Output: 0.5}}, nil,
+		{"half", RandomSpec{InputLen: 1024, OutputLen: 128, RangeRatio: RangeRatio{Input: 0.5, Output: 0.5}}, nil,
 			RandomInfo{InputLow: 512, InputHigh: 1536, OutputLow: 64, OutputHigh: 192}},
 		// 1 − 0.9 is 0.09999999999999998 in binary floating point, as in
 		// Python, so ⌊100·(1 − 0.9)⌋ is 9.
-		{"output clamped to 1", scenario.RandomDataset{InputLen: 100, OutputLen: 1, RangeRatio: scenario.RangeRatio{Input: 0.9, Output: 0.9}}, nil,
+		{"output clamped to 1", RandomSpec{InputLen: 100, OutputLen: 1, RangeRatio: RangeRatio{Input: 0.9, Output: 0.9}}, nil,
 			RandomInfo{InputLow: 9, InputHigh: 190, OutputLow: 1, OutputHigh: 2}},
-		{"zero output", scenario.RandomDataset{InputLen: 10, OutputLen: 0}, nil,
+		{"zero output", RandomSpec{InputLen: 10, OutputLen: 0}, nil,
 			RandomInfo{InputLow: 10, InputHigh: 10, OutputLow: 1, OutputHigh: 1}},
 		// The toy tokenizer adds one special token: 1024 − 1 = 1023,
 		// ⌊1023·0.9⌋ = 920, ⌈1023·1.1⌉ = 1126.
-		{"special tokens subtracted", scenario.RandomDataset{InputLen: 1024, OutputLen: 10, RangeRatio: scenario.RangeRatio{Input: 0.1}}, toyTokenizer{},
+		{"special tokens subtracted", RandomSpec{InputLen: 1024, OutputLen: 10, RangeRatio: RangeRatio{Input: 0.1}}, toyTokenizer{},
 			RandomInfo{InputLow: 920, InputHigh: 1126, OutputLow: 10, OutputHigh: 10}},
 	}
 	for _, tt := range tests {
@@ -295,19 +294,19 @@ func TestRandomIntervals(t *testing.T) {
 func TestRandomErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		spec scenario.RandomDataset
+		spec RandomSpec
 		n    int
 		seed int64
 		want string
 	}{
-		{"input ratio one", scenario.RandomDataset{InputLen: 10, OutputLen: 10, RangeRatio: scenario.RangeRatio{Input: 1}}, 1, 0, "range_ratio.input 1 must be in [0, 1)"},
-		{"negative input ratio", scenario.RandomDataset{InputLen: 10, OutputLen: 10, RangeRatio: scenario.RangeRatio{Input: -0.1}}, 1, 0, "range_ratio.input"},
-		{"NaN output ratio", scenario.RandomDataset{InputLen: 10, OutputLen: 10, RangeRatio: scenario.RangeRatio{Output: math.NaN()}}, 1, 0, "range_ratio.output NaN"},
+		{"input ratio one", RandomSpec{InputLen: 10, OutputLen: 10, RangeRatio: RangeRatio{Input: 1}}, 1, 0, "range_ratio.input 1 must be in [0, 1)"},
+		{"negative input ratio", RandomSpec{InputLen: 10, OutputLen: 10, RangeRatio: RangeRatio{Input: -0.1}}, 1, 0, "range_ratio.input"},
+		{"NaN output ratio", RandomSpec{InputLen: 10, OutputLen: 10, RangeRatio: RangeRatio{Output: math.NaN()}}, 1, 0, "range_ratio.output NaN"},
 		// The toy tokenizer adds one special token, leaving nothing of 1.
-		{"input too small", scenario.RandomDataset{InputLen: 1, OutputLen: 10}, 1, 0, "input_len 1 is too small"},
-		{"negative prompts", scenario.RandomDataset{InputLen: 10, OutputLen: 10}, -1, 0, "num_prompts -1 is negative"},
-		{"negative prefix", scenario.RandomDataset{InputLen: 10, OutputLen: 10, PrefixLen: -2}, 1, 0, "prefix_len -2 is negative"},
-		{"negative seed", scenario.RandomDataset{InputLen: 10, OutputLen: 10}, 1, -5, "seed -5 is negative"},
+		{"input too small", RandomSpec{InputLen: 1, OutputLen: 10}, 1, 0, "input_len 1 is too small"},
+		{"negative prompts", RandomSpec{InputLen: 10, OutputLen: 10}, -1, 0, "num_prompts -1 is negative"},
+		{"negative prefix", RandomSpec{InputLen: 10, OutputLen: 10, PrefixLen: -2}, 1, 0, "prefix_len -2 is negative"},
+		{"negative seed", RandomSpec{InputLen: 10, OutputLen: 10}, 1, -5, "seed -5 is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,13 +317,13 @@ func TestRandomErrors(t *testing.T) {
 		})
 	}
 	// A prefix makes a zero-length sampled input acceptable.
-	if _, _, err := Random(scenario.RandomDataset{InputLen: 1, OutputLen: 1, PrefixLen: 1}, 1, 0, toyTokenizer{}, ""); err != nil {
+	if _, _, err := Random(RandomSpec{InputLen: 1, OutputLen: 1, PrefixLen: 1}, 1, 0, toyTokenizer{}, ""); err != nil {
 		t.Errorf("prefix_len 1 with empty input: %v", err)
 	}
 }
 
 func TestRandomBatch(t *testing.T) {
-	spec := scenario.RandomDataset{InputLen: 12, OutputLen: 4, BatchSize: 3}
+	spec := RandomSpec{InputLen: 12, OutputLen: 4, BatchSize: 3}
 	got, _, err := Random(spec, 7, 3, toyTokenizer{}, "p")
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +379,7 @@ func TestRandomInfoMessages(t *testing.T) {
 // -benchtime=1x for a single cold-tokenizer-cache figure.
 func BenchmarkRandom10kx1024(b *testing.B) {
 	tok := o200k(b)
-	spec := scenario.RandomDataset{InputLen: 1024, OutputLen: 128}
+	spec := RandomSpec{InputLen: 1024, OutputLen: 128}
 	for b.Loop() {
 		reqs, _, err := Random(spec, 10000, 0, tok, "")
 		if err != nil {
@@ -400,9 +399,9 @@ func TestRandomChunksEqualWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, spec := range []scenario.RandomDataset{
+	for _, spec := range []RandomSpec{
 		{InputLen: 12, OutputLen: 5},
-		{InputLen: 20, OutputLen: 9, PrefixLen: 4, RangeRatio: scenario.RangeRatio{Input: 0.5, Output: 0.3}},
+		{InputLen: 20, OutputLen: 9, PrefixLen: 4, RangeRatio: RangeRatio{Input: 0.5, Output: 0.3}},
 		{InputLen: 6, OutputLen: 3, BatchSize: 3},
 	} {
 		const n = 50

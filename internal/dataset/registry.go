@@ -99,13 +99,36 @@ const (
 
 // Kind is a dataset kind's registry entry.
 type Kind struct {
-	// Name is the kind's --dataset-name spelling, as scenario.Dataset.Kind
-	// returns it ("random", "sharegpt", ...).
+	// Name is the kind's key under the scenario's dataset, its one
+	// spelling ("random", "sharegpt", ...); the schema's entry for it has
+	// the same name. vbench serve maps vLLM's --dataset-name to it.
 	Name string
+	// Spec returns a pointer to a new zero spec of the kind, the Go type
+	// of its section of the scenario: the scenario decodes the section
+	// into it (scenario.Dataset.Spec), with the schema's defaults filled
+	// in.
+	Spec func() any
 	// New returns the Source for a scenario's dataset spec; Build calls it
-	// only with a spec whose Kind() is Name. Its error names the field at
-	// fault; Build prefixes "dataset <name>: ".
+	// only with a spec whose Name is Name (its Spec made by Spec). Its
+	// error names the field at fault; Build prefixes "dataset <name>: ".
 	New func(spec scenario.Dataset) (Source, error)
+	// AllPrompts says load.num_prompts 0 means every row of the kind's
+	// data (vLLM's custom datasets); for other kinds a scenario asking
+	// for 0 requests is refused.
+	AllPrompts bool
+	// Backends, when set, returns the only target.backend values the kind
+	// accepts (token-id prompts need a completions backend).
+	Backends func() []string
+	// Check, when set, returns the problems of a spec (made by Spec) that
+	// the schema cannot see and that would fail every run, each naming
+	// its field (scenario.NewProblem("dataset", Name, field)): vet reports
+	// them with their file:line:col.
+	Check func(spec any) []scenario.Problem
+	// Unimplemented are the fields of the kind's section that vbench does
+	// not implement yet: the scenario refuses them at load when set to
+	// anything but their default, and vbench serve refuses their flags
+	// with the same reason (argv's unsupported.txt).
+	Unimplemented []scenario.Unimplemented
 	// IgnoreEOS says when the kind forces ignore_eos on.
 	IgnoreEOS IgnoreEOS
 	// Align re-aligns the generated prompts with the server's tokenizer
@@ -178,19 +201,29 @@ func Register(k Kind) {
 		panic(fmt.Sprintf("dataset: kind %q registered twice", k.Name))
 	}
 	registry.kinds[k.Name] = k
+	scenario.RegisterDatasetKind(k.scenarioKind())
+}
+
+// scenarioKind is what the scenario needs of k to decode and validate its
+// section.
+func (k Kind) scenarioKind() scenario.DatasetKind {
+	return scenario.DatasetKind{Name: k.Name, NewSpec: k.Spec, AllPrompts: k.AllPrompts, Backends: k.Backends, Check: k.Check,
+		Unimplemented: k.Unimplemented}
 }
 
 // RegisterForTest registers k in place of any kind of the same name and
 // returns a function that restores the registry as it was (unregistering
-// k). It is for tests: a toy kind takes the name of one of the scenario's
-// dataset kinds (the one its scenario sets), implemented or not.
+// k). It is for tests, such as a toy kind's; the scenario's schema must
+// know the kind's name (scenario.ExtendSchemaForTest adds a toy's).
 func RegisterForTest(k Kind) (restore func()) {
 	validate(k)
 	registry.Lock()
 	defer registry.Unlock()
 	old, had := registry.kinds[k.Name]
 	registry.kinds[k.Name] = k
+	restoreScenario := scenario.RegisterDatasetKind(k.scenarioKind())
 	return func() {
+		restoreScenario()
 		registry.Lock()
 		defer registry.Unlock()
 		if had {
@@ -207,6 +240,8 @@ func validate(k Kind) {
 		panic("dataset: a kind needs a name")
 	case k.New == nil:
 		panic(fmt.Sprintf("dataset: kind %q has no constructor", k.Name))
+	case k.Spec == nil:
+		panic(fmt.Sprintf("dataset: kind %q has no spec type", k.Name))
 	case k.Feedback && k.Count == nil:
 		panic(fmt.Sprintf("dataset: kind %q asks for feedback without Count: its requests cannot be made before the run", k.Name))
 	case k.IgnoreEOS < IgnoreEOSAsSet || k.IgnoreEOS > IgnoreEOSAlways:
@@ -237,7 +272,7 @@ func Supported() []string {
 // Check reports whether vbench implements the spec's kind: nil, or an error
 // "dataset X is not supported by vbench yet (supported: a, b)".
 func Check(spec scenario.Dataset) error {
-	_, err := lookup(spec.Kind())
+	_, err := lookup(spec.Name)
 	return err
 }
 
@@ -315,3 +350,15 @@ func inputError(kind string, err error) error {
 		errors.As(err, &opErr) || errors.As(err, &dnsErr) || errors.As(err, &urlErr)
 	return &datasetError{kind: kind, err: err, input: !transient}
 }
+
+// specOf returns d's spec as the kind's spec type T, or an error when the
+// scenario holds another (a Source built by hand for another kind).
+func specOf[T any](d scenario.Dataset) (*T, error) {
+	if t, ok := d.Spec.(*T); ok && t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("the scenario's dataset %q holds %T, not a %T", d.Name, d.Spec, (*T)(nil))
+}
+
+// newSpec returns a Kind.Spec function for the spec type T.
+func newSpec[T any]() func() any { return func() any { return new(T) } }

@@ -50,37 +50,49 @@ func (s toySource) Requests(ctx context.Context, env Env) iter.Seq2[Request, err
 	}
 }
 
-// toyKind registers the toy source under the burstgpt kind (any kind of
-// the scenario's union will do) and returns its spec.
+// toySpec is the toy kind's section of a scenario.
+type toySpec struct {
+	Path string `json:"path"`
+}
+
+// toyKind registers the toy source as a new kind, "toy", and returns its
+// spec.
 func toyKind(t *testing.T, k Kind, failAt int, pulled *int) scenario.Dataset {
 	t.Helper()
-	k.Name = "burstgpt"
+	k.Name, k.Spec = "toy", newSpec[toySpec]()
 	k.New = func(spec scenario.Dataset) (Source, error) {
-		if spec.BurstGPT.Path == "" {
-			return nil, errors.New("dataset.burstgpt.path is empty")
+		s, err := specOf[toySpec](spec)
+		if err != nil {
+			return nil, err
 		}
-		return toySource{path: spec.BurstGPT.Path, failAt: failAt, pulled: pulled}, nil
+		if s.Path == "" {
+			return nil, errors.New("dataset.toy.path is empty")
+		}
+		return toySource{path: s.Path, failAt: failAt, pulled: pulled}, nil
 	}
 	t.Cleanup(RegisterForTest(k))
-	return scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: "toy"}}
+	return scenario.Dataset{Name: "toy", Spec: &toySpec{Path: "toy"}}
 }
 
 func TestToyKindThroughTheRegistry(t *testing.T) {
-	spec := scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: "toy"}}
+	spec := scenario.Dataset{Name: "toy", Spec: &toySpec{Path: "toy"}}
 	before, beforeNames := Check(spec), Supported()
+	if before == nil {
+		t.Fatal("Check accepted the toy kind before it was registered")
+	}
 
 	var pulled int
-	restore := RegisterForTest(Kind{Name: "burstgpt", IgnoreEOS: IgnoreEOSAlways, Align: true, NeedsTokenizer: true,
+	restore := RegisterForTest(Kind{Name: "toy", Spec: newSpec[toySpec](), IgnoreEOS: IgnoreEOSAlways, Align: true, NeedsTokenizer: true,
 		New: func(spec scenario.Dataset) (Source, error) {
-			return toySource{path: spec.BurstGPT.Path, failAt: -1, pulled: &pulled}, nil
+			return toySource{path: spec.Spec.(*toySpec).Path, failAt: -1, pulled: &pulled}, nil
 		}})
 	if err := Check(spec); err != nil {
 		t.Fatalf("Check with the toy kind registered: %v", err)
 	}
-	if !slices.Contains(Supported(), "burstgpt") || !slices.Contains(Supported(), "random") {
-		t.Errorf("Supported() = %q, want burstgpt and random", Supported())
+	if !slices.Contains(Supported(), "toy") || !slices.Contains(Supported(), "random") {
+		t.Errorf("Supported() = %q, want toy and random", Supported())
 	}
-	if !ForcesIgnoreEOS("burstgpt", false) {
+	if !ForcesIgnoreEOS("toy", false) {
 		t.Error("the toy kind declares IgnoreEOSAlways, but ForcesIgnoreEOS is false")
 	}
 
@@ -128,11 +140,11 @@ func TestBuildErrors(t *testing.T) {
 		pulled int
 	}{
 		{name: "source error stops the build", failAt: 2, path: "toy",
-			env: Env{Tokenizer: toyTokenizer{}, NumPrompts: 5}, want: "dataset burstgpt: toy: line 3: no prompt", pulled: 2},
+			env: Env{Tokenizer: toyTokenizer{}, NumPrompts: 5}, want: "dataset toy: toy: line 3: no prompt", pulled: 2},
 		{name: "constructor error", failAt: -1, path: "",
-			env: Env{Tokenizer: toyTokenizer{}, NumPrompts: 5}, want: "dataset burstgpt: dataset.burstgpt.path is empty"},
+			env: Env{Tokenizer: toyTokenizer{}, NumPrompts: 5}, want: "dataset toy: dataset.toy.path is empty"},
 		{name: "needs a tokenizer", kind: Kind{NeedsTokenizer: true}, failAt: -1, path: "toy",
-			env: Env{NumPrompts: 5}, want: "dataset burstgpt needs a client tokenizer: unset tokenizer.skip_init"},
+			env: Env{NumPrompts: 5}, want: "dataset toy needs a client tokenizer: unset tokenizer.skip_init"},
 		{name: "server error", kind: Kind{Align: true}, failAt: -1, path: "toy",
 			env: Env{Tokenizer: toyTokenizer{}, NumPrompts: 2, Server: func() (ServerTokenizer, error) {
 				return nil, errors.New("ca_file: no certificates")
@@ -142,7 +154,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var pulled int
 			spec := toyKind(t, tt.kind, tt.failAt, &pulled)
-			spec.BurstGPT.Path = tt.path
+			spec.Spec.(*toySpec).Path = tt.path
 			reqs, err := Build(context.Background(), spec, tt.env)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("Build error = %v, want %q", err, tt.want)
@@ -220,17 +232,17 @@ func TestRandomKind(t *testing.T) {
 	if k.IgnoreEOS != IgnoreEOSOnOpenAI || !k.Align || !k.NeedsTokenizer {
 		t.Errorf("random kind = %+v", k)
 	}
-	if err := Check(scenario.Dataset{Random: &scenario.RandomDataset{}}); err != nil {
+	if err := Check(scenario.Dataset{Name: "random", Spec: &RandomSpec{}}); err != nil {
 		t.Error(err)
 	}
-	spec := scenario.RandomDataset{InputLen: 40, OutputLen: 8, PrefixLen: 10, RangeRatio: scenario.RangeRatio{Input: 0.5}}
+	spec := RandomSpec{InputLen: 40, OutputLen: 8, PrefixLen: 10, RangeRatio: RangeRatio{Input: 0.5}}
 	tok := o200k(t)
 	want, info, err := Random(spec, 9, 5, tok, "r-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	got, err := Build(context.Background(), scenario.Dataset{Random: &spec},
+	got, err := Build(context.Background(), scenario.Dataset{Name: "random", Spec: &spec},
 		Env{Tokenizer: tok, Seed: 5, NumPrompts: 9, IDPrefix: "r-", Stdout: &stdout, Stderr: &stderr,
 			Server: func() (ServerTokenizer, error) {
 				return &fakeServer{tokenizeErr: func(string) error { return errors.New("404") }}, nil
@@ -252,8 +264,8 @@ func TestRandomKind(t *testing.T) {
 		t.Errorf("stdout = %q", s)
 	}
 
-	_, err = Build(context.Background(), scenario.Dataset{Random: &scenario.RandomDataset{InputLen: 4, OutputLen: 1,
-		RangeRatio: scenario.RangeRatio{Input: 1}}}, Env{Tokenizer: tok, NumPrompts: 1})
+	_, err = Build(context.Background(), scenario.Dataset{Name: "random", Spec: &RandomSpec{InputLen: 4, OutputLen: 1,
+		RangeRatio: RangeRatio{Input: 1}}}, Env{Tokenizer: tok, NumPrompts: 1})
 	if want := "dataset random: random dataset: range_ratio.input 1 must be in [0, 1)"; err == nil || err.Error() != want {
 		t.Errorf("Build error = %v, want %q", err, want)
 	}
@@ -290,8 +302,9 @@ func TestRegisterRefuses(t *testing.T) {
 	}{
 		{"no name", Kind{New: newToy}, "dataset: a kind needs a name"},
 		{"no constructor", Kind{Name: "toy"}, `dataset: kind "toy" has no constructor`},
-		{"bad policy", Kind{Name: "toy", New: newToy, IgnoreEOS: 7}, `dataset: kind "toy" has an invalid IgnoreEOS 7`},
-		{"twice", Kind{Name: "random", New: newToy}, `dataset: kind "random" registered twice`},
+		{"no spec type", Kind{Name: "toy", New: newToy}, `dataset: kind "toy" has no spec type`},
+		{"bad policy", Kind{Name: "toy", Spec: newSpec[toySpec](), New: newToy, IgnoreEOS: 7}, `dataset: kind "toy" has an invalid IgnoreEOS 7`},
+		{"twice", Kind{Name: "random", Spec: newSpec[RandomSpec](), New: newToy}, `dataset: kind "random" registered twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -383,10 +396,10 @@ func TestRequestValidate(t *testing.T) {
 }
 
 func TestBuildRefusesAnInvalidRequest(t *testing.T) {
-	restore := RegisterForTest(Kind{Name: "burstgpt", New: func(scenario.Dataset) (Source, error) { return badSource{}, nil }})
+	restore := RegisterForTest(Kind{Name: "toy", Spec: newSpec[toySpec](), New: func(scenario.Dataset) (Source, error) { return badSource{}, nil }})
 	defer restore()
-	_, err := Build(context.Background(), scenario.Dataset{BurstGPT: &scenario.BurstGPTDataset{Path: "x"}}, Env{NumPrompts: 2})
-	if want := "internal error: dataset burstgpt: request 1: turn 3 without a conversation"; err == nil || err.Error() != want {
+	_, err := Build(context.Background(), scenario.Dataset{Name: "toy", Spec: &toySpec{Path: "x"}}, Env{NumPrompts: 2})
+	if want := "internal error: dataset toy: request 1: turn 3 without a conversation"; err == nil || err.Error() != want {
 		t.Errorf("Build error = %v, want %q", err, want)
 	}
 }
@@ -412,10 +425,10 @@ func TestSelfTimedKinds(t *testing.T) {
 		replays  bool
 		seedZero bool
 	}{
-		{"timed_trace", scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl"}}, true, true},
-		{"timed_trace", scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl", SelfTimed: &no}}, false, true},
-		{"random", scenario.Dataset{Random: &scenario.RandomDataset{}}, false, false},
-		{"speed_bench", scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{}}, false, false},
+		{"timed_trace", scenario.Dataset{Name: "timed_trace", Spec: &TimedTraceSpec{Path: "t.jsonl"}}, true, true},
+		{"timed_trace", scenario.Dataset{Name: "timed_trace", Spec: &TimedTraceSpec{Path: "t.jsonl", SelfTimed: &no}}, false, true},
+		{"random", scenario.Dataset{Name: "random", Spec: &RandomSpec{}}, false, false},
+		{"speed_bench", scenario.Dataset{Name: "speed_bench", Spec: &SpeedBenchSpec{}}, false, false},
 	}
 	for _, tt := range tests {
 		k, ok := Lookup(tt.name)

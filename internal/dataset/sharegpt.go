@@ -21,13 +21,25 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// ShareGPTSpec is vLLM's sharegpt dataset.
+type ShareGPTSpec struct {
+	// FileOptions says which file to read and how.
+	FileOptions
+	// OutputLen, if set, fixes every output length.
+	OutputLen *int `json:"output_len,omitempty"`
+	// EnableMultimodalChat sends chat messages with inline multimodal parts
+	// (--enable-multimodal-chat).
+	EnableMultimodalChat bool `json:"enable_multimodal_chat"`
+}
+
 func init() {
-	Register(Kind{Name: "sharegpt", New: newShareGPTSource, NeedsTokenizer: true, PythonRandom: true,
+	Register(Kind{Name: "sharegpt", Spec: newSpec[ShareGPTSpec](), New: newShareGPTSource, NeedsTokenizer: true, PythonRandom: true,
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			// The file is decoded whole (about twice its size in Go
 			// values); each sampled request holds its prompt until sent.
-			out := lenOr(spec.ShareGPT.OutputLen, 256)
-			return MemoryEstimate{Fixed: 2 * pathBytes(spec.ShareGPT.Path), PerRequest: 3 << 10, PromptTokens: 256, OutputTokens: out}
+			s := spec.Spec.(*ShareGPTSpec)
+			out := lenOr(s.OutputLen, 256)
+			return MemoryEstimate{Fixed: 2 * pathBytes(s.Path), PerRequest: 3 << 10, PromptTokens: 256, OutputTokens: out}
 		}})
 }
 
@@ -47,19 +59,20 @@ const (
 )
 
 // shareGPTSource is the sharegpt kind's Source.
-type shareGPTSource struct{ spec scenario.ShareGPTDataset }
+type shareGPTSource struct{ spec ShareGPTSpec }
 
 func newShareGPTSource(spec scenario.Dataset) (Source, error) {
-	if spec.ShareGPT == nil {
-		return nil, errors.New("the scenario sets no dataset.sharegpt")
+	s, err := specOf[ShareGPTSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	if spec.ShareGPT.Path == "" {
+	if s.Path == "" {
 		return nil, errors.New("dataset.sharegpt.path (--dataset-path) is required: a ShareGPT JSON file or a Hub dataset id")
 	}
-	if n := spec.ShareGPT.OutputLen; n != nil && *n <= 0 {
+	if n := s.OutputLen; n != nil && *n <= 0 {
 		return nil, fmt.Errorf("dataset.sharegpt.output_len (--sharegpt-output-len) is %d; it must be positive", *n)
 	}
-	return shareGPTSource{spec: *spec.ShareGPT}, nil
+	return shareGPTSource{spec: *s}, nil
 }
 
 // Requests samples every request before yielding the first: the shuffle
@@ -169,7 +182,7 @@ type shareGPTTurn struct {
 // Keys match as encoding/json matches them, ignoring case, where Python's
 // are exact: an entry whose keys differ from "conversations" and "value"
 // only in case is read where vLLM would drop it or fail.
-func ShareGPT(ctx context.Context, path string, spec scenario.ShareGPTDataset, env Env) ([]Request, ShareGPTStats, error) {
+func ShareGPT(ctx context.Context, path string, spec ShareGPTSpec, env Env) ([]Request, ShareGPTStats, error) {
 	var st ShareGPTStats
 	if env.Tokenizer == nil {
 		return nil, st, errors.New("sharegpt needs a client tokenizer")
@@ -478,7 +491,7 @@ func abbreviate(raw json.RawMessage) string {
 // sampleShareGPT walks the entries in order, measuring them in parallel a
 // chunk at a time, and keeps the pairs that pass the length filters until
 // it has num_prompts; it returns them and how many entries it examined.
-func sampleShareGPT(ctx context.Context, path string, entries []shareGPTEntry, spec scenario.ShareGPTDataset, env Env) ([]Request, int, error) {
+func sampleShareGPT(ctx context.Context, path string, entries []shareGPTEntry, spec ShareGPTSpec, env Env) ([]Request, int, error) {
 	want := env.NumPrompts
 	reqs := make([]Request, 0, min(max(want, 0), len(entries)))
 	workers := max(runtime.GOMAXPROCS(0), 1)

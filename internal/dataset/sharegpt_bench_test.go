@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -68,7 +67,7 @@ func BenchmarkShareGPT(b *testing.B) {
 		tok  tokenizer.Tokenizer
 	}{{"words", wordTokenizer{}}, {"o200k_base", o200k}} {
 		b.Run(tc.name, func(b *testing.B) {
-			spec := scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: path}}
+			spec := ShareGPTSpec{FileOptions: FileOptions{Path: path}}
 			env := Env{Tokenizer: tc.tok, Seed: 0, NumPrompts: 100_000}
 			b.SetBytes(size)
 			before := cpuTime(b)

@@ -74,8 +74,8 @@ func TestShareGPTGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			spec := scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{
-				FileOptions: scenario.FileOptions{Path: "testdata/sharegpt_fixture.json", DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
+			spec := scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{
+				FileOptions: FileOptions{Path: "testdata/sharegpt_fixture.json", DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
 				OutputLen:   c.OutputLen,
 			}}
 			reqs, err := Build(context.Background(), spec, Env{Tokenizer: wordTokenizer{}, Seed: c.Seed, NumPrompts: c.NumPrompts, IDPrefix: c.IDPrefix})
@@ -106,7 +106,7 @@ func TestShareGPTGolden(t *testing.T) {
 }
 
 func TestShareGPTMultimodalChat(t *testing.T) {
-	spec := scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "testdata/sharegpt_fixture.json"}, EnableMultimodalChat: true}
+	spec := ShareGPTSpec{FileOptions: FileOptions{Path: "testdata/sharegpt_fixture.json"}, EnableMultimodalChat: true}
 	reqs, _, err := ShareGPT(context.Background(), spec.Path, spec, Env{Tokenizer: wordTokenizer{}, NumPrompts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestShareGPTBadFiles(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeTemp(t, "bad.json", c.content)
-			spec := scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: p}}}
+			spec := scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: p}}}
 			_, err := Build(context.Background(), spec, Env{Tokenizer: wordTokenizer{}, NumPrompts: 2})
 			if err == nil {
 				t.Fatal("no error")
@@ -168,19 +168,19 @@ func TestShareGPTBadFiles(t *testing.T) {
 func TestShareGPTSpecErrors(t *testing.T) {
 	zero := 0
 	for _, c := range []struct {
-		spec scenario.ShareGPTDataset
+		spec ShareGPTSpec
 		want string
 	}{
-		{scenario.ShareGPTDataset{}, "dataset.sharegpt.path (--dataset-path) is required"},
-		{scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "x.json"}, OutputLen: &zero}, "--sharegpt-output-len) is 0"},
-		{scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: filepath.Join(t.TempDir(), "none.json")}}, "no such file, and not a Hub dataset file"},
+		{ShareGPTSpec{}, "dataset.sharegpt.path (--dataset-path) is required"},
+		{ShareGPTSpec{FileOptions: FileOptions{Path: "x.json"}, OutputLen: &zero}, "--sharegpt-output-len) is 0"},
+		{ShareGPTSpec{FileOptions: FileOptions{Path: filepath.Join(t.TempDir(), "none.json")}}, "no such file, and not a Hub dataset file"},
 	} {
-		_, err := Build(context.Background(), scenario.Dataset{ShareGPT: &c.spec}, Env{Tokenizer: wordTokenizer{}, NumPrompts: 1})
+		_, err := Build(context.Background(), scenario.Dataset{Name: "sharegpt", Spec: &c.spec}, Env{Tokenizer: wordTokenizer{}, NumPrompts: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.spec, err, c.want)
 		}
 	}
-	if _, err := Build(context.Background(), scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "testdata/sharegpt_fixture.json"}}}, Env{NumPrompts: 1}); err == nil ||
+	if _, err := Build(context.Background(), scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: "testdata/sharegpt_fixture.json"}}}, Env{NumPrompts: 1}); err == nil ||
 		!strings.Contains(err.Error(), "needs a client tokenizer") {
 		t.Errorf("without a tokenizer: %v", err)
 	}
@@ -202,13 +202,13 @@ func TestShareGPTFromHub(t *testing.T) {
 	t.Setenv("HF_HUB_CACHE", cache)
 	t.Setenv("HF_HUB_OFFLINE", "")
 	t.Setenv("HF_TOKEN", "")
-	local, err := Build(context.Background(), scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "testdata/sharegpt_fixture.json"}}},
+	local, err := Build(context.Background(), scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: "testdata/sharegpt_fixture.json"}}},
 		Env{Tokenizer: wordTokenizer{}, NumPrompts: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{ShareGPTHubRepo, "org/convs/data/part1.json"} {
-		spec := scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: path}}}
+		spec := scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: path}}}
 		reqs, err := Build(context.Background(), spec, Env{Tokenizer: wordTokenizer{}, NumPrompts: 12})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -222,11 +222,11 @@ func TestShareGPTFromHub(t *testing.T) {
 	}
 	gets := h.Count("GET")
 	t.Setenv("HF_HUB_OFFLINE", "1")
-	if _, err := Build(context.Background(), scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "org/convs/data/part1.json"}}},
+	if _, err := Build(context.Background(), scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: "org/convs/data/part1.json"}}},
 		Env{Tokenizer: wordTokenizer{}, NumPrompts: 12}); err != nil {
 		t.Errorf("offline from the cache: %v", err)
 	}
-	_, err = Build(context.Background(), scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "org/convs/other.json"}}},
+	_, err = Build(context.Background(), scenario.Dataset{Name: "sharegpt", Spec: &ShareGPTSpec{FileOptions: FileOptions{Path: "org/convs/other.json"}}},
 		Env{Tokenizer: wordTokenizer{}, NumPrompts: 12})
 	if err == nil || !strings.Contains(err.Error(), "org/convs/other.json is no local file; from the Hub") {
 		t.Errorf("offline miss: %v", err)
@@ -240,7 +240,7 @@ func TestShareGPTFromHub(t *testing.T) {
 // vLLM logs.
 func TestShareGPTMessages(t *testing.T) {
 	var errBuf bytes.Buffer
-	spec := scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: "testdata/sharegpt_fixture.json"}}
+	spec := ShareGPTSpec{FileOptions: FileOptions{Path: "testdata/sharegpt_fixture.json"}}
 	_, st, err := ShareGPT(context.Background(), spec.Path, spec, Env{Tokenizer: wordTokenizer{}, NumPrompts: 100, Stderr: &errBuf})
 	if err != nil {
 		t.Fatal(err)

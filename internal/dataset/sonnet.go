@@ -23,18 +23,33 @@ import (
 //go:embed sonnet.txt
 var sonnetText string
 
+// SonnetSpec is vLLM's (deprecated) sonnet dataset.
+type SonnetSpec struct {
+	// Path is the text file of lines (--dataset-path); "" reads vLLM's
+	// benchmarks/sonnet.txt, which vbench embeds.
+	Path string `json:"path,omitempty"`
+	// InputLen is the target prompt length in tokens (--sonnet-input-len).
+	InputLen int `json:"input_len"`
+	// OutputLen is the output length in tokens (--sonnet-output-len).
+	OutputLen int `json:"output_len"`
+	// PrefixLen is the length of the shared prefix in tokens
+	// (--sonnet-prefix-len).
+	PrefixLen int `json:"prefix_len"`
+}
+
 func init() {
-	Register(Kind{Name: "sonnet", New: newSonnetSource, NeedsTokenizer: true, PythonRandom: true})
+	Register(Kind{Name: "sonnet", Spec: newSpec[SonnetSpec](), New: newSonnetSource, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // sonnetSource is the sonnet kind's Source.
-type sonnetSource struct{ spec scenario.SonnetDataset }
+type sonnetSource struct{ spec SonnetSpec }
 
 func newSonnetSource(spec scenario.Dataset) (Source, error) {
-	if spec.Sonnet == nil {
-		return nil, errors.New("the scenario sets no dataset.sonnet")
+	sp, err := specOf[SonnetSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	s := *spec.Sonnet
+	s := *sp
 	switch {
 	case s.InputLen <= 0:
 		return nil, fmt.Errorf("dataset.sonnet.input_len (--sonnet-input-len) is %d: it must be positive", s.InputLen)
@@ -107,7 +122,7 @@ func SonnetLines(path string) ([]string, error) {
 //
 // formatted sends the chat-templated text (every backend but openai-chat)
 // instead of the raw prompt.
-func Sonnet(ctx context.Context, spec scenario.SonnetDataset, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, formatted bool) ([]Request, error) {
+func Sonnet(ctx context.Context, spec SonnetSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, formatted bool) ([]Request, error) {
 	if tok == nil {
 		return nil, errors.New("the sonnet dataset needs a client tokenizer")
 	}

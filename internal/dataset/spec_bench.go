@@ -13,8 +13,21 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// SpecBenchSpec is vLLM's spec_bench dataset.
+type SpecBenchSpec struct {
+	// FileOptions says which file to read and how.
+	FileOptions
+	// OutputLen is the output length in tokens (--spec-bench-output-len).
+	OutputLen int `json:"output_len"`
+	// Category keeps only this category (--spec-bench-category).
+	Category string `json:"category,omitempty"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+}
+
 func init() {
-	Register(Kind{Name: "spec_bench", New: newSpecBenchSource, NeedsTokenizer: true, PythonRandom: true})
+	Register(Kind{Name: "spec_bench", Spec: newSpec[SpecBenchSpec](), New: newSpecBenchSource, AllPrompts: true, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // specBenchSeed is the seed of vLLM's spec_bench: serve builds the dataset
@@ -23,13 +36,14 @@ func init() {
 const specBenchSeed = 0
 
 // specBenchSource is the spec_bench kind's Source.
-type specBenchSource struct{ spec scenario.SpecBenchDataset }
+type specBenchSource struct{ spec SpecBenchSpec }
 
 func newSpecBenchSource(spec scenario.Dataset) (Source, error) {
-	if spec.SpecBench == nil {
-		return nil, errors.New("the scenario sets no dataset.spec_bench")
+	sp, err := specOf[SpecBenchSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	s := *spec.SpecBench
+	s := *sp
 	switch {
 	case s.Path == "":
 		return nil, errors.New("dataset.spec_bench.path (--dataset-path) is empty: it must name the SpecBench JSONL file (question.jsonl)")
@@ -63,13 +77,13 @@ func (s specBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reques
 // always applies the template to spec_bench prompts (it does not pass
 // --skip-chat-template on); spec.SkipChatTemplate, a scenario field, sends
 // the raw first turns instead. Lines vLLM logs go to logw.
-func SpecBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+func SpecBench(ctx context.Context, spec SpecBenchSpec, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
 	reqs, _, err := specBench(ctx, spec, numPrompts, tok, idPrefix, logw)
 	return reqs, err
 }
 
 // specBench is SpecBench, with what its category filter counted.
-func specBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
+func specBench(ctx context.Context, spec SpecBenchSpec, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
@@ -77,7 +91,7 @@ func specBench(ctx context.Context, spec scenario.SpecBenchDataset, numPrompts i
 	if err != nil {
 		return nil, Counts{}, err
 	}
-	custom := scenario.CustomDataset{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
+	custom := CustomSpec{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
 	reqs, err := customRequests(ctx, lines, custom, nil, numPrompts, specBenchSeed, tok, idPrefix, logw)
 	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err
 }

@@ -46,8 +46,8 @@ func TestSpecBenchGolden(t *testing.T) {
 	}
 	for _, c := range golden.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			spec := scenario.Dataset{SpecBench: &scenario.SpecBenchDataset{
-				FileOptions: scenario.FileOptions{Path: path, DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
+			spec := scenario.Dataset{Name: "spec_bench", Spec: &SpecBenchSpec{
+				FileOptions: FileOptions{Path: path, DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
 				OutputLen:   c.OutputLen, Category: c.Category,
 			}}
 			// The seed is vLLM's fixed 0 whatever the scenario's.
@@ -65,7 +65,7 @@ func TestSpecBenchSkipChatTemplate(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"category": "qa", "turns": ["one two three"]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := scenario.SpecBenchDataset{FileOptions: scenario.FileOptions{Path: path}, OutputLen: 5, SkipChatTemplate: true}
+	spec := SpecBenchSpec{FileOptions: FileOptions{Path: path}, OutputLen: 5, SkipChatTemplate: true}
 	reqs, err := SpecBench(context.Background(), spec, 1, wsTokenizer{}, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +110,9 @@ func TestSpecBenchSpecErrors(t *testing.T) {
 		spec scenario.Dataset
 		want string
 	}{
-		{scenario.Dataset{}, "the scenario sets no dataset.spec_bench"},
-		{scenario.Dataset{SpecBench: &scenario.SpecBenchDataset{OutputLen: 4}}, "dataset.spec_bench.path (--dataset-path) is empty"},
-		{scenario.Dataset{SpecBench: &scenario.SpecBenchDataset{FileOptions: scenario.FileOptions{Path: "q.jsonl"}}},
+		{scenario.Dataset{}, `the scenario's dataset "" holds <nil>, not a *dataset.SpecBenchSpec`},
+		{scenario.Dataset{Name: "spec_bench", Spec: &SpecBenchSpec{OutputLen: 4}}, "dataset.spec_bench.path (--dataset-path) is empty"},
+		{scenario.Dataset{Name: "spec_bench", Spec: &SpecBenchSpec{FileOptions: FileOptions{Path: "q.jsonl"}}},
 			"dataset.spec_bench.output_len (--spec-bench-output-len) is 0: it must be positive"},
 	} {
 		if _, err := newSpecBenchSource(tt.spec); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
@@ -124,7 +124,7 @@ func TestSpecBenchSpecErrors(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"turns": ["a b"]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reqs, err := SpecBench(context.Background(), scenario.SpecBenchDataset{FileOptions: scenario.FileOptions{Path: path}, OutputLen: 3}, 0, wsTokenizer{}, "", &log)
+	reqs, err := SpecBench(context.Background(), SpecBenchSpec{FileOptions: FileOptions{Path: path}, OutputLen: 3}, 0, wsTokenizer{}, "", &log)
 	if err != nil || len(reqs) != 1 || !strings.Contains(log.String(), "using all available samples: 1") {
 		t.Fatalf("requests %+v, error %v, log %q", reqs, err, log.String())
 	}

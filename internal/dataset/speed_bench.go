@@ -17,8 +17,26 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
+// SpeedBenchSpec is vLLM's speed_bench dataset.
+type SpeedBenchSpec struct {
+	// FileOptions says which file to read and how.
+	FileOptions
+	// Subset is the split file to read (--speed-bench-dataset-subset).
+	Subset string `json:"subset"`
+	// OutputLen is the output length in tokens (--speed-bench-output-len).
+	OutputLen int `json:"output_len"`
+	// Category keeps only this category (--speed-bench-category).
+	Category string `json:"category,omitempty"`
+	// SkipChatTemplate sends prompts without applying the tokenizer's chat
+	// template (--skip-chat-template).
+	SkipChatTemplate bool `json:"skip_chat_template"`
+	// ChatTemplateKwargs are passed to the chat template
+	// (--chat-template-kwargs).
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+}
+
 func init() {
-	Register(Kind{Name: "speed_bench", New: newSpeedBenchSource, NeedsTokenizer: true, PythonRandom: true})
+	Register(Kind{Name: "speed_bench", Spec: newSpec[SpeedBenchSpec](), New: newSpeedBenchSource, AllPrompts: true, NeedsTokenizer: true, PythonRandom: true})
 }
 
 // speedBenchSeed is the seed of vLLM's speed_bench: serve builds the
@@ -31,13 +49,14 @@ const speedBenchSeed = 0
 var SpeedBenchSubsets = []string{"qualitative", "throughput_1k", "throughput_2k", "throughput_8k", "throughput_16k", "throughput_32k"}
 
 // speedBenchSource is the speed_bench kind's Source.
-type speedBenchSource struct{ spec scenario.SpeedBenchDataset }
+type speedBenchSource struct{ spec SpeedBenchSpec }
 
 func newSpeedBenchSource(spec scenario.Dataset) (Source, error) {
-	if spec.SpeedBench == nil {
-		return nil, errors.New("the scenario sets no dataset.speed_bench")
+	sp, err := specOf[SpeedBenchSpec](spec)
+	if err != nil {
+		return nil, err
 	}
-	s := *spec.SpeedBench
+	s := *sp
 	switch {
 	case s.Path == "":
 		return nil, errors.New("dataset.speed_bench.path (--dataset-path) is empty: it must name the SPEED-Bench directory (holding <subset>.jsonl files)")
@@ -75,13 +94,13 @@ func (s speedBenchSource) Requests(ctx context.Context, env Env) iter.Seq2[Reque
 // template on one user message with spec.ChatTemplateKwargs, the prompt
 // length of the sent text with special tokens, and the oversampling unless
 // spec.NoOversample. Lines vLLM logs go to logw.
-func SpeedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
+func SpeedBench(ctx context.Context, spec SpeedBenchSpec, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, error) {
 	reqs, _, err := speedBench(ctx, spec, numPrompts, tok, idPrefix, logw)
 	return reqs, err
 }
 
 // speedBench is SpeedBench, with what its category filter counted.
-func speedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
+func speedBench(ctx context.Context, spec SpeedBenchSpec, numPrompts int, tok tokenizer.Tokenizer, idPrefix string, logw io.Writer) ([]Request, Counts, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
@@ -93,7 +112,7 @@ func speedBench(ctx context.Context, spec scenario.SpeedBenchDataset, numPrompts
 	if err != nil {
 		return nil, Counts{}, err
 	}
-	custom := scenario.CustomDataset{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
+	custom := CustomSpec{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
 	custom.Path = file // templating errors name the subset file and line
 	reqs, err := customRequests(ctx, lines, custom, kwargs, numPrompts, speedBenchSeed, tok, idPrefix, logw)
 	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err

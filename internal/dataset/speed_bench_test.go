@@ -62,8 +62,8 @@ func TestSpeedBenchGolden(t *testing.T) {
 	dir := writeSpeedBenchDir(t, golden.Fixtures)
 	for _, c := range golden.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			spec := scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{
-				FileOptions: scenario.FileOptions{Path: dir, DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
+			spec := scenario.Dataset{Name: "speed_bench", Spec: &SpeedBenchSpec{
+				FileOptions: FileOptions{Path: dir, DisableShuffle: c.DisableShuffle, NoOversample: c.NoOversample},
 				Subset:      c.Subset, OutputLen: c.OutputLen, Category: c.Category,
 				SkipChatTemplate: c.SkipChatTemplate, ChatTemplateKwargs: c.ChatTemplateKwargs,
 			}}
@@ -129,7 +129,7 @@ func TestSpeedBenchCounts(t *testing.T) {
 		{"math", 0, Counts{Filtered: true, Examined: 3, Dropped: 2}},
 	} {
 		counts := Counts{Examined: -1}
-		spec := scenario.Dataset{SpeedBench: &scenario.SpeedBenchDataset{FileOptions: scenario.FileOptions{Path: dir}, Subset: "qualitative", OutputLen: 2, Category: tt.category}}
+		spec := scenario.Dataset{Name: "speed_bench", Spec: &SpeedBenchSpec{FileOptions: FileOptions{Path: dir}, Subset: "qualitative", OutputLen: 2, Category: tt.category}}
 		if _, err := Build(context.Background(), spec, Env{Tokenizer: wsTokenizer{}, NumPrompts: tt.n, Counts: &counts}); err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestSpeedBenchDirErrors(t *testing.T) {
 	}
 	// Errors after reading name the subset file and line: a tokenizer
 	// without a template fails on the first line.
-	spec := scenario.SpeedBenchDataset{FileOptions: scenario.FileOptions{Path: dir}, Subset: "throughput_1k", OutputLen: 4}
+	spec := SpeedBenchSpec{FileOptions: FileOptions{Path: dir}, Subset: "throughput_1k", OutputLen: 4}
 	_, err := SpeedBench(context.Background(), spec, 1, noTemplateTokenizer{}, "", nil)
 	if err == nil || !strings.HasPrefix(err.Error(), file+":1: ") {
 		t.Fatalf("error %v, want it to name %s:1", err, file)
@@ -175,40 +175,40 @@ func (noTemplateTokenizer) ApplyChatTemplate([]tokenizer.Message, bool, map[stri
 }
 
 func TestSpeedBenchSpecErrors(t *testing.T) {
-	ok := scenario.SpeedBenchDataset{FileOptions: scenario.FileOptions{Path: "d"}, Subset: "qualitative", OutputLen: 4096}
-	with := func(f func(*scenario.SpeedBenchDataset)) scenario.Dataset {
+	ok := SpeedBenchSpec{FileOptions: FileOptions{Path: "d"}, Subset: "qualitative", OutputLen: 4096}
+	with := func(f func(*SpeedBenchSpec)) scenario.Dataset {
 		s := ok
 		f(&s)
-		return scenario.Dataset{SpeedBench: &s}
+		return scenario.Dataset{Name: "speed_bench", Spec: &s}
 	}
 	for _, tt := range []struct {
 		spec scenario.Dataset
 		want string
 	}{
-		{scenario.Dataset{}, "the scenario sets no dataset.speed_bench"},
-		{with(func(s *scenario.SpeedBenchDataset) { s.Path = "" }), "dataset.speed_bench.path (--dataset-path) is empty"},
-		{with(func(s *scenario.SpeedBenchDataset) { s.Subset = "throughput_4k" }),
+		{scenario.Dataset{}, `the scenario's dataset "" holds <nil>, not a *dataset.SpeedBenchSpec`},
+		{with(func(s *SpeedBenchSpec) { s.Path = "" }), "dataset.speed_bench.path (--dataset-path) is empty"},
+		{with(func(s *SpeedBenchSpec) { s.Subset = "throughput_4k" }),
 			`dataset.speed_bench.subset (--speed-bench-dataset-subset) is "throughput_4k": it must be one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k`},
-		{with(func(s *scenario.SpeedBenchDataset) { s.OutputLen = 0 }), "dataset.speed_bench.output_len (--speed-bench-output-len) is 0: it must be positive"},
-		{with(func(s *scenario.SpeedBenchDataset) { s.ChatTemplateKwargs = json.RawMessage(`[1]`) }), "dataset.speed_bench.chat_template_kwargs (--chat-template-kwargs): expected a JSON object"},
+		{with(func(s *SpeedBenchSpec) { s.OutputLen = 0 }), "dataset.speed_bench.output_len (--speed-bench-output-len) is 0: it must be positive"},
+		{with(func(s *SpeedBenchSpec) { s.ChatTemplateKwargs = json.RawMessage(`[1]`) }), "dataset.speed_bench.chat_template_kwargs (--chat-template-kwargs): expected a JSON object"},
 	} {
 		if _, err := newSpeedBenchSource(tt.spec); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("newSpeedBenchSource(%+v) = %v, want %q", tt.spec, err, tt.want)
 		}
 	}
-	if _, err := newSpeedBenchSource(scenario.Dataset{SpeedBench: &ok}); err != nil {
+	if _, err := newSpeedBenchSource(scenario.Dataset{Name: "speed_bench", Spec: &ok}); err != nil {
 		t.Fatal(err)
 	}
 	// Every line with num_prompts <= 0, logged as vLLM logs it; the
 	// registry refuses a run without a tokenizer, as vLLM asserts one.
 	var log bytes.Buffer
 	dir := writeSpeedBenchDir(t, map[string]string{"qualitative": `{"messages": [{"content": "a b"}]}` + "\n"})
-	spec := scenario.SpeedBenchDataset{FileOptions: scenario.FileOptions{Path: dir}, Subset: "qualitative", OutputLen: 3}
+	spec := SpeedBenchSpec{FileOptions: FileOptions{Path: dir}, Subset: "qualitative", OutputLen: 3}
 	reqs, err := SpeedBench(context.Background(), spec, 0, wsTokenizer{}, "", &log)
 	if err != nil || len(reqs) != 1 || !strings.Contains(log.String(), "using all available samples: 1") {
 		t.Fatalf("requests %+v, error %v, log %q", reqs, err, log.String())
 	}
-	if _, err := Build(context.Background(), scenario.Dataset{SpeedBench: &spec}, Env{NumPrompts: 1}); err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
+	if _, err := Build(context.Background(), scenario.Dataset{Name: "speed_bench", Spec: &spec}, Env{NumPrompts: 1}); err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
 		t.Fatalf("Build without a tokenizer: %v", err)
 	}
 }

@@ -40,7 +40,7 @@ type Stream struct {
 // differently, every prompt must be re-aligned, so the stream is built
 // whole after all. Other kinds are built whole now.
 func Open(ctx context.Context, spec scenario.Dataset, env Env) (*Stream, error) {
-	k, err := lookup(spec.Kind())
+	k, err := lookup(spec.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -144,5 +144,5 @@ func TestRegisterRefusesFeedbackWithoutCount(t *testing.T) {
 			t.Error("Register accepted Feedback without Count")
 		}
 	}()
-	RegisterForTest(Kind{Name: "burstgpt", Feedback: true, New: func(scenario.Dataset) (Source, error) { return nil, nil }})
+	RegisterForTest(Kind{Name: "toy", Spec: newSpec[toySpec](), Feedback: true, New: func(scenario.Dataset) (Source, error) { return nil, nil }})
 }

@@ -20,19 +20,45 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 )
 
+// TimedTraceSpec is vLLM's timed_trace dataset.
+type TimedTraceSpec struct {
+	// Path is the JSONL trace (--dataset-path).
+	Path string `json:"path"`
+	// ChunkHashSize is the number of tokens each hash id stands for
+	// (--timed-trace-chunk-hash-size).
+	ChunkHashSize int `json:"chunk_hash_size"`
+	// SecMultiplier converts trace timestamps to seconds
+	// (--timed-trace-sec-multiplier).
+	SecMultiplier float64 `json:"sec_multiplier"`
+	// LabelTimestamp, LabelInputLength, LabelOutputLength and LabelHashIDs
+	// are the JSON keys of each trace line (--timed-trace-label-*).
+	LabelTimestamp    string `json:"label_timestamp"`
+	LabelInputLength  string `json:"label_input_length"`
+	LabelOutputLength string `json:"label_output_length"`
+	LabelHashIDs      string `json:"label_hash_ids"`
+	// SelfTimed replays the trace timestamps instead of Load.RequestRate
+	// (--self-timed); nil means replay.
+	SelfTimed *bool `json:"self_timed,omitempty"`
+}
+
+// Replays reports whether the run sends each request at its trace time:
+// SelfTimed, which vLLM defaults to true for timed_trace.
+func (t *TimedTraceSpec) Replays() bool { return t.SelfTimed == nil || *t.SelfTimed }
+
 func init() {
-	Register(Kind{Name: "timed_trace", New: newTimedTraceSource, IgnoreEOS: IgnoreEOSAlways, NeedsTokenizer: true,
-		SelfTimed:       func(d scenario.Dataset) bool { return d.TimedTrace != nil && d.TimedTrace.Replays() },
+	Register(Kind{Name: "timed_trace", Spec: newSpec[TimedTraceSpec](), New: newTimedTraceSource,
+		Backends: scenario.CompletionsBackends, IgnoreEOS: IgnoreEOSAlways, NeedsTokenizer: true,
+		SelfTimed:       func(d scenario.Dataset) bool { return d.Spec.(*TimedTraceSpec).Replays() },
 		ArrivalSeedZero: true})
 }
 
 // timedTraceSource is the timed_trace kind's Source.
-type timedTraceSource struct{ spec scenario.TimedTraceDataset }
+type timedTraceSource struct{ spec TimedTraceSpec }
 
 func newTimedTraceSource(spec scenario.Dataset) (Source, error) {
-	t := spec.TimedTrace
-	if t == nil {
-		return nil, errors.New("the scenario sets no dataset.timed_trace")
+	t, err := specOf[TimedTraceSpec](spec)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case t.Path == "":
@@ -54,7 +80,7 @@ func newTimedTraceSource(spec scenario.Dataset) (Source, error) {
 // name it.
 type traceLabel struct{ key, field, flag string }
 
-func traceLabelFlags(t scenario.TimedTraceDataset) [4]traceLabel {
+func traceLabelFlags(t TimedTraceSpec) [4]traceLabel {
 	return [4]traceLabel{
 		{t.LabelTimestamp, "label_timestamp", "--timed-trace-label-timestamp"},
 		{t.LabelInputLength, "label_input_length", "--timed-trace-label-input-length"},
@@ -110,7 +136,7 @@ type TraceKeys struct {
 }
 
 // keysOf returns the keys t names.
-func keysOf(t scenario.TimedTraceDataset) TraceKeys {
+func keysOf(t TimedTraceSpec) TraceKeys {
 	return TraceKeys{t.LabelTimestamp, t.LabelInputLength, t.LabelOutputLength, t.LabelHashIDs}
 }
 
@@ -328,7 +354,7 @@ func (c *traceBlocks) prompt(ids []uint64, input int) []int {
 // cuts the full one.) There is no shuffle and no oversampling; no lines is
 // an error, and so is a line whose prompt comes out empty (vLLM would send
 // it, and the server refuse it).
-func TimedTrace(ctx context.Context, r io.Reader, spec scenario.TimedTraceDataset, env Env) iter.Seq2[Request, error] {
+func TimedTrace(ctx context.Context, r io.Reader, spec TimedTraceSpec, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		fail := func(err error) { yield(Request{}, err) }
 		if env.Stderr == nil {

@@ -32,13 +32,13 @@ func (vocabTokenizer) SpecialIDs() []int          { return []int{0, 1, 2} }
 func (vocabTokenizer) NumSpecialTokensToAdd() int { return 0 }
 
 // traceSpec is a timed_trace spec with the schema's defaults.
-func traceSpec(path string) scenario.TimedTraceDataset {
-	return scenario.TimedTraceDataset{Path: path, ChunkHashSize: 16, SecMultiplier: 1,
+func traceSpec(path string) TimedTraceSpec {
+	return TimedTraceSpec{Path: path, ChunkHashSize: 16, SecMultiplier: 1,
 		LabelTimestamp: "timestamp", LabelInputLength: "input_length", LabelOutputLength: "output_length", LabelHashIDs: "hash_ids"}
 }
 
 // buildTrace builds the timed_trace dataset of spec.
-func buildTrace(t *testing.T, spec scenario.TimedTraceDataset, env Env) ([]Request, error) {
+func buildTrace(t *testing.T, spec TimedTraceSpec, env Env) ([]Request, error) {
 	t.Helper()
 	if env.Tokenizer == nil {
 		env.Tokenizer = vocabTokenizer{vocab: 50}
@@ -46,7 +46,7 @@ func buildTrace(t *testing.T, spec scenario.TimedTraceDataset, env Env) ([]Reque
 	if env.NumPrompts == 0 {
 		env.NumPrompts = 1000
 	}
-	return Build(context.Background(), scenario.Dataset{TimedTrace: &spec}, env)
+	return Build(context.Background(), scenario.Dataset{Name: "timed_trace", Spec: &spec}, env)
 }
 
 // writeTrace writes lines to trace.jsonl in a temporary directory.
@@ -265,7 +265,7 @@ func TestTimedTraceErrors(t *testing.T) {
 	good := `{"timestamp": 1, "input_length": 4, "output_length": 1, "hash_ids": [1]}` + "\n"
 	tests := []struct {
 		name, text string
-		edit       func(*scenario.TimedTraceDataset)
+		edit       func(*TimedTraceSpec)
 		want       string
 	}{
 		{"empty file", "", nil, `trace.jsonl: the trace is empty: expected JSON lines, each an object with "timestamp", "input_length", "output_length" and "hash_ids"`},
@@ -274,7 +274,7 @@ func TestTimedTraceErrors(t *testing.T) {
 		{"not an object", `[1, 2]`, nil, `trace.jsonl:1: a JSON array, expected an object with "timestamp", "input_length", "output_length" and "hash_ids"`},
 		{"missing key", `{"ts": 1, "input_length": 4, "output_length": 1, "hash_ids": [1]}`, nil,
 			`trace.jsonl:1: no "timestamp" (the key --timed-trace-label-timestamp names); the line has "hash_ids", "input_length", "output_length", "ts"`},
-		{"relabelled key missing", good, func(s *scenario.TimedTraceDataset) { s.LabelInputLength = "isl" },
+		{"relabelled key missing", good, func(s *TimedTraceSpec) { s.LabelInputLength = "isl" },
 			`trace.jsonl:1: no "isl" (the key --timed-trace-label-input-length names)`},
 		{"null output length", `{"timestamp": 1, "input_length": 4, "output_length": null, "hash_ids": [1]}`, nil,
 			`trace.jsonl:1: a null "output_length" (the key --timed-trace-label-output-length names)`},
@@ -300,9 +300,9 @@ func TestTimedTraceErrors(t *testing.T) {
 			`trace.jsonl:1: "hash_ids" is ["a"], expected a list of hash ids`},
 		{"empty prompt", `{"timestamp": 1, "input_length": 4, "output_length": 1, "hash_ids": []}`, nil,
 			`trace.jsonl:1: the prompt is empty ("input_length" 4, 0 hash ids): expected a positive input length and at least one hash id`},
-		{"zero chunk size", good, func(s *scenario.TimedTraceDataset) { s.ChunkHashSize = 0 },
+		{"zero chunk size", good, func(s *TimedTraceSpec) { s.ChunkHashSize = 0 },
 			"dataset.timed_trace.chunk_hash_size (--timed-trace-chunk-hash-size) is 0; it must be at least 1"},
-		{"empty label", good, func(s *scenario.TimedTraceDataset) { s.LabelHashIDs = "" },
+		{"empty label", good, func(s *TimedTraceSpec) { s.LabelHashIDs = "" },
 			"dataset.timed_trace.label_hash_ids (--timed-trace-label-hash-ids) is empty"},
 	}
 	for _, tt := range tests {
@@ -346,7 +346,7 @@ func TestTimedTraceKind(t *testing.T) {
 		t.Fatalf("timed_trace kind = %+v, %v", k, ok)
 	}
 	path := writeTrace(t, `{"timestamp": 1, "input_length": 4, "output_length": 1, "hash_ids": [1]}`)
-	_, err := Build(context.Background(), scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: path, ChunkHashSize: 16, SecMultiplier: 1,
+	_, err := Build(context.Background(), scenario.Dataset{Name: "timed_trace", Spec: &TimedTraceSpec{Path: path, ChunkHashSize: 16, SecMultiplier: 1,
 		LabelTimestamp: "timestamp", LabelInputLength: "input_length", LabelOutputLength: "output_length", LabelHashIDs: "hash_ids"}}, Env{NumPrompts: 1})
 	if err == nil || !strings.Contains(err.Error(), "needs a client tokenizer") {
 		t.Errorf("without a tokenizer: err = %v", err)

@@ -36,8 +36,13 @@ func (s wordSource) Requests(ctx context.Context, env dataset.Env) iter.Seq2[dat
 	}
 }
 
-// TestRunToyDatasetKind registers a toy dataset kind through the registry
-// alone, under the scenario's burstgpt kind, and runs it end to end against
+// wordSpec is the toy kind's section: the word its prompts start with.
+type wordSpec struct {
+	Path string `json:"path"`
+}
+
+// TestRunToyDatasetKind registers a toy dataset kind that does not exist
+// through the registry and a schema entry alone, and runs it end to end against
 // the simulator: the run accepts the kind, sends the toy's prompts and
 // output lengths, and forces ignore_eos exactly as the entry declares.
 func TestRunToyDatasetKind(t *testing.T) {
@@ -51,8 +56,12 @@ func TestRunToyDatasetKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			defer dataset.RegisterForTest(dataset.Kind{Name: "burstgpt", IgnoreEOS: tt.policy, Align: true, NeedsTokenizer: true,
-				New: func(spec scenario.Dataset) (dataset.Source, error) { return wordSource{path: spec.BurstGPT.Path}, nil }})()
+			defer scenario.ExtendSchemaForTest("words.cue", []byte("package schema\n\n#Dataset: words?: path: string\n"))()
+			defer dataset.RegisterForTest(dataset.Kind{Name: "words", IgnoreEOS: tt.policy, Align: true, NeedsTokenizer: true,
+				Spec: func() any { return new(wordSpec) },
+				New: func(spec scenario.Dataset) (dataset.Source, error) {
+					return wordSource{path: spec.Spec.(*wordSpec).Path}, nil
+				}})()
 
 			cfg := sim.DefaultConfig()
 			cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
@@ -87,7 +96,7 @@ func TestRunToyDatasetKind(t *testing.T) {
 			sc, err := scenario.LoadBytes("test.cue", []byte(`
 target: {base_url: "`+srv.URL+`", model: "vbench-sim", request_id_prefix: "toy-"}
 tokenizer: name: "o200k_base"
-dataset: burstgpt: path: "trace.csv"
+dataset: words: path: "trace.csv"
 load: num_prompts: 3
 output: save_result: false
 `), scenario.Options{})

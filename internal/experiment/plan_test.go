@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -108,8 +109,8 @@ compare: {
 		switch {
 		case s.Sweep != nil || s.Repeat != nil || s.Compare != nil:
 			t.Errorf("run %d keeps experiment fields", i)
-		case s.Dataset.Random.InputLen != atoi(inputLen) || *s.Load.MaxConcurrency != atoi(conc):
-			t.Errorf("run %d (%s): input_len %d, max_concurrency %d", i, r.Label, s.Dataset.Random.InputLen, *s.Load.MaxConcurrency)
+		case s.Dataset.Spec.(*dataset.RandomSpec).InputLen != atoi(inputLen) || *s.Load.MaxConcurrency != atoi(conc):
+			t.Errorf("run %d (%s): input_len %d, max_concurrency %d", i, r.Label, s.Dataset.Spec.(*dataset.RandomSpec).InputLen, *s.Load.MaxConcurrency)
 		case s.Target.Simulator.TTFTMs != wantTTFT:
 			t.Errorf("run %d (%s): ttft %v", i, r.Label, s.Target.Simulator.TTFTMs)
 		case s.Seed != wantSeed || r.Info.Seed != wantSeed:

@@ -44,7 +44,7 @@ func checkRun(sc *scenario.Scenario) error {
 		return unsupported("%v", err)
 	}
 	if t := sc.Target; len(t.LoraModules) > 1 && t.LoraAssignment == "random" {
-		if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.PythonRandom {
+		if k, _ := dataset.Lookup(sc.Dataset.Name); k.PythonRandom {
 			return unsupported("target.lora_assignment \"random\" with dataset %s is not supported yet: vLLM draws the modules from the Python random stream that dataset left, which vbench does not reproduce; use \"round-robin\"", k.Name)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // datasetEnv is the dataset stage's environment as a run makes it, and
 // as `vbench dataset` makes it through BuildDataset, so that both build
-// the same requests: the scenario's seed, backend (sonnet templates its
-// prompts unless the backend is openai-chat), prompt count and request-id
+// the same requests: the scenario's seed, backend (a kind may template its
+// prompts for some backends only), prompt count and request-id
 // prefix, Python's global random state (which the run hands on to the LoRA
 // assignment), and server, which returns the server's tokenizer for the
 // kinds that align with it (nil: no alignment).
@@ -87,7 +87,7 @@ func BuildDataset(ctx context.Context, sc *scenario.Scenario, env Env, opts Data
 
 // noRequests is the error of a dataset that produced no requests.
 func noRequests(sc *scenario.Scenario) error {
-	return fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", sc.Dataset.Kind(), sc.Load.NumPrompts)
+	return fmt.Errorf("dataset %s produced no requests (load.num_prompts is %d)", sc.Dataset.Name, sc.Load.NumPrompts)
 }
 
 // heldObserver holds vbench's own lines (Diagnostic) while holding is set,

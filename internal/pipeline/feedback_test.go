@@ -46,7 +46,9 @@ func (chainSource) Requests(ctx context.Context, env dataset.Env) iter.Seq2[data
 // i's answer text against the simulator: each prompt the server receives
 // after the first is "after: " and the previous request's generated text.
 func TestFeedbackChainEndToEnd(t *testing.T) {
-	defer dataset.RegisterForTest(dataset.Kind{Name: "burstgpt", NeedsTokenizer: true, Feedback: true,
+	defer scenario.ExtendSchemaForTest("chain.cue", []byte("package schema\n\n#Dataset: chain?: {}\n"))()
+	defer dataset.RegisterForTest(dataset.Kind{Name: "chain", NeedsTokenizer: true, Feedback: true,
+		Spec:  func() any { return new(struct{}) },
 		Count: func(_ scenario.Dataset, n int) int { return n },
 		New:   func(scenario.Dataset) (dataset.Source, error) { return chainSource{}, nil }})()
 	cs := newCaptureServer(t)
@@ -56,7 +58,7 @@ func TestFeedbackChainEndToEnd(t *testing.T) {
 	sc, err := scenario.LoadBytes("chain.cue", []byte(`
 target: {base_url: "`+srv.URL+`", model: "vbench-sim", request_id_prefix: "chain-"}
 tokenizer: name: "o200k_base"
-dataset: burstgpt: path: "unused.csv"
+dataset: chain: {}
 load: {num_prompts: `+strconv.Itoa(n)+`, max_concurrency: 4}
 sampling: ignore_eos: true
 output: save_result: false

@@ -36,10 +36,11 @@ func loraAssigner(t scenario.Target, py *numpy.PyRandom) func(i int, r *dataset.
 // pyGlobalRandom is Python's global random generator as vLLM starts:
 // random.seed(seed). The run hands it to the dataset (dataset.Env.PyGlobal)
 // and then to the LoRA assignment, so that the choices follow what the
-// dataset drew from it, as vLLM's do: prefix_repetition reseeds and
-// shuffles with it; the random dataset draws from its own PCG64. (vLLM's
-// sharegpt and custom also reseed it and draw from it; they still use a
-// generator of their own here.)
+// dataset drew from it, as vLLM's do: a kind that reseeds and draws from
+// it as vLLM's class does leaves it as vLLM's would; a kind whose vLLM
+// class draws from it while its Source here uses a generator of its own
+// (dataset.Kind.PythonRandom) is refused with random assignment
+// (CheckRun).
 func pyGlobalRandom(seed int64) *numpy.PyRandom {
 	return numpy.NewPyRandom(seed)
 }

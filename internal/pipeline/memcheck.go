@@ -19,10 +19,9 @@ import (
 //	+ 16 KiB × n with request_rate inf and no max_concurrency (every request in flight at once: its goroutine, connection and record)
 //
 // The constants were measured with BenchmarkRunMemory and vbench serve
-// runs against vbench sim on a 2-core host (random 8/4 at 2k to 1M
-// requests, random 128/1024 at 2k and 8k, sharegpt from a 51.5 MB file
-// and hf from a 28 MB JSON Lines directory at 2k, 10k and 20k): the
-// estimate is within 20 % of each measured peak (TestEstimateMemoryMeasured).
+// runs against vbench sim on a 2-core host, generated and file-backed
+// datasets from 2k to 1M requests (TestEstimateMemoryMeasured lists them):
+// the estimate is within 20 % of each measured peak.
 const (
 	processBase = 56 << 20
 	runSettle   = 100000
@@ -50,7 +49,7 @@ func estimateMemory(sc *scenario.Scenario) memoryEstimate {
 	case sc.Load.RequestRate.IsInf():
 		per += 16 << 10
 	}
-	return memoryEstimate{bytes: processBase + m.Fixed + window + settle + n*per, perRequest: per, kind: sc.Dataset.Kind(), unlimited: !limited}
+	return memoryEstimate{bytes: processBase + m.Fixed + window + settle + n*per, perRequest: per, kind: sc.Dataset.Name, unlimited: !limited}
 }
 
 // availableMemory is the memory a run may use (hostmem.Available on this

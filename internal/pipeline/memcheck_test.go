@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -31,8 +32,8 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sharegpt := scenario.Dataset{ShareGPT: &scenario.ShareGPTDataset{FileOptions: scenario.FileOptions{Path: share}}}
-	hf := scenario.Dataset{HF: &scenario.HFDataset{FileOptions: scenario.FileOptions{Path: qa}, Split: "train"}}
+	sharegpt := scenario.Dataset{Name: "sharegpt", Spec: &dataset.ShareGPTSpec{FileOptions: dataset.FileOptions{Path: share}}}
+	hf := scenario.Dataset{Name: "hf", Spec: &dataset.HFSpec{FileOptions: dataset.FileOptions{Path: qa}, Split: "train"}}
 	for _, tc := range []struct {
 		name     string
 		set      func(*scenario.Scenario)
@@ -40,12 +41,24 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 		n        int
 		measured float64 // MB of peak RSS
 	}{
-		{"random 8/4", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 8, 4 }, scenario.Dataset{}, 2000, 56.5},
-		{"random 8/4", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 8, 4 }, scenario.Dataset{}, 20000, 79.5},
-		{"random 8/4", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 8, 4 }, scenario.Dataset{}, 100000, 106.7},
-		{"random 8/4", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 8, 4 }, scenario.Dataset{}, 1000000, 111.5},
-		{"random 128/1024", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 128, 1024 }, scenario.Dataset{}, 2000, 81.5},
-		{"random 128/1024", func(sc *scenario.Scenario) { sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 128, 1024 }, scenario.Dataset{}, 8000, 107.5},
+		{"random 8/4", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 8, 4
+		}, scenario.Dataset{}, 2000, 56.5},
+		{"random 8/4", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 8, 4
+		}, scenario.Dataset{}, 20000, 79.5},
+		{"random 8/4", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 8, 4
+		}, scenario.Dataset{}, 100000, 106.7},
+		{"random 8/4", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 8, 4
+		}, scenario.Dataset{}, 1000000, 111.5},
+		{"random 128/1024", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 128, 1024
+		}, scenario.Dataset{}, 2000, 81.5},
+		{"random 128/1024", func(sc *scenario.Scenario) {
+			sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 128, 1024
+		}, scenario.Dataset{}, 8000, 107.5},
 		{"sharegpt 51.5 MB", nil, sharegpt, 2000, 199.6},
 		{"sharegpt 51.5 MB", nil, sharegpt, 10000, 227.5},
 		{"sharegpt 51.5 MB", nil, sharegpt, 20000, 280.6},
@@ -74,7 +87,7 @@ func TestCheckMemory(t *testing.T) {
 	availableMemory = func() (uint64, string, bool) { return 1 << 30, "MemAvailable in /proc/meminfo", true }
 
 	sc := scenario.Default()
-	sc.Dataset.Random.InputLen, sc.Dataset.Random.OutputLen = 1024, 128
+	sc.Dataset.Spec.(*dataset.RandomSpec).InputLen, sc.Dataset.Spec.(*dataset.RandomSpec).OutputLen = 1024, 128
 	sc.Load.NumPrompts = 1000 // tens of MiB: fits in 1 GiB
 	if err := CheckRun(sc); err != nil {
 		t.Errorf("1000 requests: %v", err)

@@ -187,7 +187,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	pr.tok, pr.tokName, pr.tgt = tok, tokName, tgt
 
 	ignoreEOS := sc.Sampling.IgnoreEOS
-	dsKind := sc.Dataset.Kind()
+	dsKind := sc.Dataset.Name
 	if dataset.ForcesIgnoreEOS(dsKind, backend.OpenAICompatible(sc.Target.Backend)) {
 		ignoreEOS = true // vLLM forces it for random data
 	}

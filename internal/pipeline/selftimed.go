@@ -12,17 +12,17 @@ import (
 )
 
 // selfTimed reports whether the run replays its dataset's trace times
-// (vLLM's --self-timed, which it defaults to for timed_trace) instead of
+// (vLLM's --self-timed; dataset.Kind.SelfTimed says when) instead of
 // drawing arrivals from load.request_rate and load.burstiness.
 func selfTimed(sc *scenario.Scenario) bool {
-	k, _ := dataset.Lookup(sc.Dataset.Kind())
+	k, _ := dataset.Lookup(sc.Dataset.Name)
 	return k.ReplaysTimes(sc.Dataset)
 }
 
 // arrivalSeed is the seed the run's arrivals are drawn with (see
 // runSchedule).
 func arrivalSeed(sc *scenario.Scenario) uint32 {
-	if k, _ := dataset.Lookup(sc.Dataset.Kind()); k.ArrivalSeedZero {
+	if k, _ := dataset.Lookup(sc.Dataset.Name); k.ArrivalSeedZero {
 		return 0
 	}
 	return uint32(sc.Seed)
@@ -32,9 +32,9 @@ func arrivalSeed(sc *scenario.Scenario) uint32 {
 // request's trace time for a self-timed run (schedule.Replay: absolute,
 // not re-based), else the arrival process drawn as vLLM draws it. For a
 // kind that draws its arrivals with seed 0 (dataset.Kind.ArrivalSeedZero:
-// timed_trace not self-timed) the gaps are drawn with seed 0, whatever the
-// scenario's seed: vLLM's TimedTrace reseeds NumPy's global generator with
-// its dataset seed, which --seed does not reach (0).
+// a trace kind not self-timed) the gaps are drawn with seed 0, whatever the
+// scenario's seed: vLLM's trace class reseeds NumPy's global generator
+// with its dataset seed, which --seed does not reach (0).
 //
 // A drawn arrival process is drawn as the run goes (schedule.Cursor),
 // holding no offset; a self-timed run's trace times are held, and
@@ -106,5 +106,5 @@ func selfTimedIgnored(sc *scenario.Scenario) string {
 		return ""
 	}
 	return "warning: " + strings.Join(set, ", ") + " has no effect in a self-timed trace replay: each request is sent at its trace time " +
-		"(dataset.timed_trace.self_timed: false uses the arrival process instead)"
+		"(dataset." + sc.Dataset.Name + ".self_timed: false uses the arrival process instead)"
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
@@ -112,7 +113,7 @@ func TestNoSelfTimedDrawsWithSeedZero(t *testing.T) {
 func TestPreconnectWave(t *testing.T) {
 	ms := time.Millisecond
 	two := 2
-	tt := &scenario.TimedTraceDataset{}
+	tt := &dataset.TimedTraceSpec{}
 	off := false
 	for _, tc := range []struct {
 		name    string
@@ -120,13 +121,13 @@ func TestPreconnectWave(t *testing.T) {
 		offsets []time.Duration
 		want    int
 	}{
-		{"self-timed: the first second, plus one", scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: tt}, Load: scenario.Load{RequestRate: scenario.Inf}},
+		{"self-timed: the first second, plus one", scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: tt}, Load: scenario.Load{RequestRate: scenario.Inf}},
 			[]time.Duration{0, 200 * ms, 999 * ms, 1500 * ms, 3000 * ms}, 4},
-		{"self-timed, all in the first second", scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: tt}, Load: scenario.Load{RequestRate: scenario.Inf}},
+		{"self-timed, all in the first second", scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: tt}, Load: scenario.Load{RequestRate: scenario.Inf}},
 			[]time.Duration{0, 0}, 2},
-		{"self-timed under a concurrency limit", scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: tt}, Load: scenario.Load{RequestRate: scenario.Inf, MaxConcurrency: &two}},
+		{"self-timed under a concurrency limit", scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: tt}, Load: scenario.Load{RequestRate: scenario.Inf, MaxConcurrency: &two}},
 			[]time.Duration{0, 0, 0, 0}, 2},
-		{"not self-timed: the rate's", scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{SelfTimed: &off}}, Load: scenario.Load{RequestRate: scenario.Inf}},
+		{"not self-timed: the rate's", scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{SelfTimed: &off}}, Load: scenario.Load{RequestRate: scenario.Inf}},
 			[]time.Duration{0, 5000 * ms, 6000 * ms}, 3},
 	} {
 		maxConc := 0
@@ -147,12 +148,12 @@ func TestSelfTimedIgnoresRampUpAndSteadyState(t *testing.T) {
 		{Index: 0, Released: 0}, {Index: 1, Released: time.Second}, {Index: 2, Released: 2 * time.Second}}}
 	ramp := &scenario.RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 5}
 	on := true
-	replay := scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{SelfTimed: &on}}, Load: scenario.Load{RequestRate: scenario.Inf, RampUp: ramp}}
+	replay := scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{SelfTimed: &on}}, Load: scenario.Load{RequestRate: scenario.Inf, RampUp: ramp}}
 	if ev := rampUpEvents(&replay, res, 3); len(ev) != 1 || ev[0].RPS != 1 {
 		t.Errorf("self-timed rps_change_events = %+v, want the start event only", ev)
 	}
 	drawn := replay
-	drawn.Dataset = scenario.Dataset{Random: &scenario.RandomDataset{}}
+	drawn.Dataset = scenario.Dataset{Name: "random", Spec: &dataset.RandomSpec{}}
 	if ev := rampUpEvents(&drawn, res, 3); len(ev) != 5 {
 		t.Errorf("ramp-up rps_change_events = %+v, want 1 to 5", ev)
 	}
@@ -174,7 +175,7 @@ func TestSelfTimedIgnoresRampUpAndSteadyState(t *testing.T) {
 func TestSelfTimedIgnoredWarning(t *testing.T) {
 	off := false
 	replay := func(l scenario.Load) *scenario.Scenario {
-		return &scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl"}}, Load: l}
+		return &scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{Path: "t.jsonl"}}, Load: l}
 	}
 	tests := []struct {
 		name string
@@ -185,9 +186,9 @@ func TestSelfTimedIgnoredWarning(t *testing.T) {
 		{"rate", replay(scenario.Load{RequestRate: 5, Burstiness: 1}), "warning: load.request_rate has no effect in a self-timed trace replay"},
 		{"all three", replay(scenario.Load{RequestRate: 5, Burstiness: 0.5, RampUp: &scenario.RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 2}}),
 			"warning: load.request_rate, load.burstiness, load.ramp_up has no effect in a self-timed trace replay"},
-		{"not self-timed", &scenario.Scenario{Dataset: scenario.Dataset{TimedTrace: &scenario.TimedTraceDataset{Path: "t.jsonl", SelfTimed: &off}},
+		{"not self-timed", &scenario.Scenario{Dataset: scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{Path: "t.jsonl", SelfTimed: &off}},
 			Load: scenario.Load{RequestRate: 5, Burstiness: 1}}, ""},
-		{"another kind", &scenario.Scenario{Dataset: scenario.Dataset{Random: &scenario.RandomDataset{}}, Load: scenario.Load{RequestRate: 5, Burstiness: 1}}, ""},
+		{"another kind", &scenario.Scenario{Dataset: scenario.Dataset{Name: "random", Spec: &dataset.RandomSpec{}}, Load: scenario.Load{RequestRate: 5, Burstiness: 1}}, ""},
 	}
 	for _, tt := range tests {
 		got := selfTimedIgnored(tt.sc)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
@@ -21,14 +22,39 @@ import (
 	"github.com/vbench/vbench/internal/sim"
 )
 
-// toySource is a dataset kind that exists only in this test: request i
-// asks "toy <i>" for i+1 output tokens.
-type toySource struct{}
+// toySpec is the section of a dataset kind that exists only in this test,
+// "toy": request i asks "<word> <i>" for i+1 output tokens.
+type toySpec struct {
+	Word string `json:"word"`
+}
 
-func (toySource) Requests(ctx context.Context, env dataset.Env) iter.Seq2[dataset.Request, error] {
+// toySchema is the toy kind's schema entry, with its default.
+const toySchema = `package schema
+
+#Dataset: toy?: {word: *"toy" | string}
+`
+
+// toyKind is the toy kind's registry entry: its spec type, its source,
+// and a rule the schema cannot state (its word has no spaces).
+var toyKind = dataset.Kind{Name: "toy", NeedsTokenizer: true,
+	Spec: func() any { return new(toySpec) },
+	New: func(d scenario.Dataset) (dataset.Source, error) {
+		return toySource{word: d.Spec.(*toySpec).Word}, nil
+	},
+	Check: func(spec any) []scenario.Problem {
+		if w := spec.(*toySpec).Word; w == "" || strings.Contains(w, " ") {
+			return []scenario.Problem{scenario.NewProblem(fmt.Sprintf("word %q: want one word", w), "dataset", "toy", "word")}
+		}
+		return nil
+	}}
+
+// toySource makes the toy kind's requests.
+type toySource struct{ word string }
+
+func (s toySource) Requests(ctx context.Context, env dataset.Env) iter.Seq2[dataset.Request, error] {
 	return func(yield func(dataset.Request, error) bool) {
 		for i := range env.NumPrompts {
-			p := "toy " + strconv.Itoa(i)
+			p := s.word + " " + strconv.Itoa(i)
 			r := dataset.Request{Prompt: p, PromptLen: len(env.Tokenizer.Encode(p, false)), OutputLen: i + 1, ID: env.IDPrefix + strconv.Itoa(i)}
 			if !yield(r, nil) {
 				return
@@ -76,16 +102,16 @@ func (toyJSONChat) Decode(data, text []byte) (backend.Message, []byte, error) {
 	return m, text, nil
 }
 
-// TestToyKindsEndToEnd adds a dataset kind and a backend kind, each
-// through its registry alone, and runs one pipeline with both against the
-// simulator: the requests the server receives are the toy dataset's, in the
-// toy backend's wire format, and the summary counts the toy decoder's
-// tokens.
+// TestToyKindsEndToEnd adds a dataset kind that does not exist and a
+// backend kind, each through its registry alone (the dataset kind plus its
+// schema entry), and runs one pipeline with both against the simulator: the
+// requests the server receives are the toy dataset's, in the toy backend's
+// wire format, and the summary counts the toy decoder's tokens. The toy
+// kind's own rule is checked where the scenario is loaded, with its
+// position.
 func TestToyKindsEndToEnd(t *testing.T) {
-	// The dataset registry is keyed by the scenario's kinds; the toy takes
-	// the place of one vbench does not implement.
-	defer dataset.RegisterForTest(dataset.Kind{Name: "burstgpt", NeedsTokenizer: true,
-		New: func(scenario.Dataset) (dataset.Source, error) { return toySource{}, nil }})()
+	defer scenario.ExtendSchemaForTest("toy.cue", []byte(toySchema))()
+	defer dataset.RegisterForTest(toyKind)()
 	if err := backend.Register(backend.Kind{Name: "toy-json-chat", URLSuffix: "chat/completions", APIName: "Toy Chat API",
 		Task: backend.TaskGeneration, Codec: toyJSONChat{}}); err != nil {
 		t.Fatal(err)
@@ -121,7 +147,7 @@ func TestToyKindsEndToEnd(t *testing.T) {
 	sc, err := scenario.LoadBytes("toy.cue", []byte(`
 target: {base_url: "`+srv.URL+`", backend: "openai-chat", endpoint: "/v1/chat/completions", model: "vbench-sim", request_id_prefix: "toy-"}
 tokenizer: name: "o200k_base"
-dataset: burstgpt: path: "unused.csv"
+dataset: toy: {}
 load: num_prompts: 4
 output: save_result: false
 `), scenario.Options{})
@@ -159,6 +185,30 @@ output: save_result: false
 		}
 		if m, _ := msgs[0].(map[string]any); m["content"] != "toy "+strconv.Itoa(i) {
 			t.Errorf("request %d message %v, want the prompt %q", i, msgs[0], "toy "+strconv.Itoa(i))
+		}
+	}
+}
+
+// TestToyKindRules loads scenarios of the toy kind: its defaults come from
+// its schema entry, its Check's problem names the field's position, and
+// load.num_prompts 0 is refused because the kind does not mean "all" by it.
+func TestToyKindRules(t *testing.T) {
+	defer scenario.ExtendSchemaForTest("toy.cue", []byte(toySchema))()
+	defer dataset.RegisterForTest(toyKind)()
+	sc, err := scenario.LoadBytes("ok.yaml", []byte("dataset:\n  toy: {}\n"), scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := sc.Dataset.Spec.(*toySpec).Word; sc.Dataset.Name != "toy" || w != "toy" {
+		t.Errorf("dataset %s %+v, want toy with the schema's default word", sc.Dataset.Name, sc.Dataset.Spec)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"dataset:\n  toy:\n    word: two words\n", `bad.yaml:3:5: dataset.toy.word: word "two words": want one word`},
+		{"load:\n  num_prompts: 0\ndataset:\n  toy: {}\n", "bad.yaml:2:3: load.num_prompts: 0 requests: want at least 1"},
+	} {
+		_, err := scenario.LoadBytes("bad.yaml", []byte(tc.src), scenario.Options{})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("loading %q: error %v, want %q", tc.src, err, tc.want)
 		}
 	}
 }

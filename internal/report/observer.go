@@ -69,7 +69,7 @@ type Traffic struct {
 	// ProbeRate is the probe requests' rate (--probe-request-rate; 0:
 	// none).
 	ProbeRate float64
-	// SelfTimed reports a self-timed run (a timed_trace replayed at its
+	// SelfTimed reports a self-timed run (a trace replayed at its
 	// timestamps): vLLM then prints one line in place of the rate,
 	// burstiness and concurrency lines.
 	SelfTimed bool

@@ -22,13 +22,13 @@ sweep: axes: "load.max_concurrency": *[1, 4] | [...]
 		wantErr string
 	}{
 		{"base alone", "", func(s *Scenario) bool {
-			return s.Load.NumPrompts == 4096 && *s.Load.MaxConcurrency == 64 && s.Dataset.Random.InputLen == 8192 &&
+			return s.Load.NumPrompts == 4096 && *s.Load.MaxConcurrency == 64 && dsNum(s, "random.input_len") == 8192 &&
 				s.Target.Simulator.TTFTMs == 20 && strings.Join(s.Metrics.PercentileMetrics, ",") == "ttft,e2el" &&
 				len(s.Sweep.Axes["load.max_concurrency"]) == 2
 		}, ""},
 		{"overlay decides", "load: num_prompts: 6\ndataset: random: input_len: 64\ntarget: simulator: ttft_ms: 1.5\nmetrics: percentile_metrics: [\"itl\"]\nsweep: axes: \"load.max_concurrency\": [2, 3, 5]\n",
 			func(s *Scenario) bool {
-				return s.Load.NumPrompts == 6 && *s.Load.MaxConcurrency == 64 && s.Dataset.Random.InputLen == 64 &&
+				return s.Load.NumPrompts == 6 && *s.Load.MaxConcurrency == 64 && dsNum(s, "random.input_len") == 64 &&
 					s.Target.Simulator.TTFTMs == 1.5 && strings.Join(s.Metrics.PercentileMetrics, ",") == "itl" &&
 					len(s.Sweep.Axes["load.max_concurrency"]) == 3
 			}, ""},

@@ -103,7 +103,7 @@ func comparePos(a, b Pos) int {
 }
 
 // newProblem makes a problem about the field at the path of labels.
-func newProblem(msg string, labels ...string) Problem {
+func NewProblem(msg string, labels ...string) Problem {
 	sels := strSelectors(labels)
 	return Problem{Path: formatPath(sels), Msg: msg, elems: sels}
 }

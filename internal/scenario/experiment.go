@@ -69,7 +69,7 @@ func (s *Scenario) Merge(partial json.RawMessage) (*Scenario, error) {
 	}
 	l := &locator{synthetic: map[*token.File]bool{}, fallback: Pos{File: "scenario"}}
 	var ovs []override
-	if err := l.flatten(&ovs, nil, partial, strings.ReplaceAll(s.Dataset.Kind(), "-", "_")); err != nil {
+	if err := l.flatten(&ovs, nil, partial, s.Dataset.Name); err != nil {
 		return nil, newError(nil, Problem{Pos: Pos{File: "variant"}, Msg: err.Error()})
 	}
 	return l.rebase(cs, s, ovs)

@@ -24,10 +24,10 @@ func TestWith(t *testing.T) {
 			func(r *Scenario) bool { return *r.Load.MaxConcurrency == 64 && r.Load.NumPrompts == 100 }, ""},
 		{"zip point", []Override{{"load.num_prompts", json.RawMessage("5")}, {"dataset.random.input_len", json.RawMessage("128")}},
 			func(r *Scenario) bool {
-				return r.Load.NumPrompts == 5 && r.Dataset.Random.InputLen == 128 && r.Dataset.Random.OutputLen == 8
+				return r.Load.NumPrompts == 5 && dsNum(r, "random.input_len") == 128 && dsNum(r, "random.output_len") == 8
 			}, ""},
 		{"struct value", []Override{{"dataset", json.RawMessage(`{"sonnet": {"path": "s.txt"}}`)}},
-			func(r *Scenario) bool { return r.Dataset.Kind() == "sonnet" && r.Dataset.Sonnet.InputLen == 550 }, ""},
+			func(r *Scenario) bool { return r.Dataset.Name == "sonnet" && dsNum(r, "sonnet.input_len") == 550 }, ""},
 		{"request rate inf", []Override{{"load.request_rate", json.RawMessage(`"inf"`)}},
 			func(r *Scenario) bool { return r.Load.RequestRate.IsInf() }, ""},
 		{"wrong type", []Override{{"load.max_concurrency", json.RawMessage(`"many"`)}}, nil,
@@ -59,7 +59,7 @@ func TestWith(t *testing.T) {
 			if !tt.check(r) {
 				t.Errorf("unexpected scenario %s", r.Canonical())
 			}
-			if s.Load.NumPrompts != 100 || *s.Load.MaxConcurrency != 4 || s.Dataset.Random == nil {
+			if s.Load.NumPrompts != 100 || *s.Load.MaxConcurrency != 4 || s.Dataset.Name != "random" {
 				t.Errorf("With changed the receiver: %s", s.Canonical())
 			}
 		})
@@ -81,9 +81,9 @@ func TestMerge(t *testing.T) {
 		{"map keys merge", `{"target": {"headers": {"Authorization": "Bearer t"}}}`,
 			func(r *Scenario) bool { return len(r.Target.Headers) == 2 }, ""},
 		{"same dataset kind merges", `{"dataset": {"random": {"input_len": 1}}}`,
-			func(r *Scenario) bool { return r.Dataset.Random.InputLen == 1 && r.Dataset.Random.OutputLen == 8 }, ""},
+			func(r *Scenario) bool { return dsNum(r, "random.input_len") == 1 && dsNum(r, "random.output_len") == 8 }, ""},
 		{"other dataset kind replaces", `{"dataset": {"sharegpt": {"path": "sg.json"}}}`,
-			func(r *Scenario) bool { return r.Dataset.Kind() == "sharegpt" && r.Dataset.Random == nil }, ""},
+			func(r *Scenario) bool { return r.Dataset.Name == "sharegpt" }, ""},
 		{"list replaces", `{"metrics": {"percentile_metrics": ["e2el"]}}`,
 			func(r *Scenario) bool { return len(r.Metrics.PercentileMetrics) == 1 }, ""},
 		{"empty object adds a struct", `{"target": {"simulator": {}}}`,

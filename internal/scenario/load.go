@@ -379,7 +379,7 @@ func (l *locator) decode(data []byte, cs *compiledSchema) (*Scenario, error) {
 			if te.Field == "" {
 				labels = nil
 			}
-			p := newProblem(fmt.Sprintf("%s out of range for a %s", te.Value, te.Type), labels...)
+			p := NewProblem(fmt.Sprintf("%s out of range for a %s", te.Value, te.Type), labels...)
 			return nil, newError(err, l.place(p, cs))
 		}
 		return nil, fmt.Errorf("internal error: decode resolved scenario: %w", err)

@@ -3,7 +3,9 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -12,7 +14,9 @@ import (
 // Unimplemented is a schema field vbench does not implement yet. A
 // scenario that sets it to anything but its default is refused at load
 // (an [*Error] naming the field's file:line:col), so that it is never
-// accepted and then ignored.
+// accepted and then ignored. A dataset kind declares its own
+// (DatasetKind.Unimplemented); when one lands, remove it there and from
+// argv's unsupported.txt.
 type Unimplemented struct {
 	// Path is the field path, e.g. "target.profile".
 	Path string
@@ -25,20 +29,17 @@ type Unimplemented struct {
 	Reason string
 }
 
-// unimplemented lists the fields of #Scenario that vbench does not
-// implement yet. When one lands, remove it here and from argv's
-// unsupported.txt, and list it as implemented in TestSchemaFieldsAccounted.
-var unimplemented = []Unimplemented{
-	{"dataset.random.batch_size", "--random-batch-size", "batched random prompts are for embedding backends, which are not implemented yet"},
-	{"dataset.hf.asr_max_audio_len_sec", "--asr-max-audio-len-sec", "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
-	{"dataset.hf.asr_min_audio_len_sec", "--asr-min-audio-len-sec", "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
-	{"dataset.hf.bfcl_categories", "--bfcl-categories", "the hf BFCL tool-calling dataset comes with the chat backend's tools support, not implemented yet"},
-}
-
 // UnimplementedFields returns the schema fields vbench refuses because it
-// does not implement them yet, in schema order.
+// does not implement them yet: those the registered dataset kinds declare
+// (DatasetKind.Unimplemented), by kind name and then in each kind's order.
 func UnimplementedFields() []Unimplemented {
-	return append([]Unimplemented(nil), unimplemented...)
+	datasetKinds.RLock()
+	defer datasetKinds.RUnlock()
+	var out []Unimplemented
+	for _, name := range slices.Sorted(maps.Keys(datasetKinds.kinds)) {
+		out = append(out, datasetKinds.kinds[name].Unimplemented...)
+	}
+	return out
 }
 
 // refuseUnimplemented returns a problem for each unimplemented field that
@@ -46,7 +47,7 @@ func UnimplementedFields() []Unimplemented {
 // its schema default. It runs under cueMu.
 func refuseUnimplemented(v cue.Value, cs *compiledSchema) []Problem {
 	var problems []Problem
-	for _, u := range unimplemented {
+	for _, u := range UnimplementedFields() {
 		p := cue.ParsePath(u.Path)
 		got := v.LookupPath(p)
 		if !got.Exists() {
@@ -63,13 +64,13 @@ func refuseUnimplemented(v cue.Value, cs *compiledSchema) []Problem {
 			}
 		}
 		msg += ")"
-		problems = append(problems, newProblem(msg, strings.Split(u.Path, ".")...))
+		problems = append(problems, NewProblem(msg, strings.Split(u.Path, ".")...))
 	}
 	return problems
 }
 
 // schemaField is the schema's field at p, also when p passes through an
-// optional field (dataset.hf?), which a plain lookup does not enter.
+// optional field (a dataset kind's), which a plain lookup does not enter.
 func schemaField(def cue.Value, p cue.Path) cue.Value {
 	if f := def.LookupPath(p); f.Exists() {
 		return f

@@ -23,15 +23,13 @@ var relativeLimit = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?%$`)
 // one problem per rule, naming the field and what is allowed.
 //
 // Some of vLLM's rules are structural here and enforced by the schema: a
-// random, random_mm, random_rerank or prefix_repetition dataset has no
-// path field, and self_timed exists only under timed_trace.
+// generated dataset has no path field, and a field exists only under the
+// kinds that read it. The rules of a dataset kind that span the scenario
+// come from its registration (DatasetKind).
 func (s *Scenario) Validate() error {
 	var problems []Problem
-	add := func(msg string, labels ...string) { problems = append(problems, newProblem(msg, labels...)) }
+	add := func(msg string, labels ...string) { problems = append(problems, NewProblem(msg, labels...)) }
 
-	if kinds := s.Dataset.kinds(); len(kinds) != 1 {
-		add(fmt.Sprintf("exactly one dataset kind must be set, got %d (%s)", len(kinds), strings.Join(kinds, ", ")), "dataset")
-	}
 	backend := s.Target.Backend
 	if s.Seed < 0 || s.Seed > math.MaxUint32 {
 		// vLLM seeds numpy's legacy generator with it, which takes 32 bits.
@@ -74,9 +72,6 @@ func (s *Scenario) Validate() error {
 		}
 	}
 
-	if completions := CompletionsBackends(); s.Dataset.TimedTrace != nil && !slices.Contains(completions, backend) {
-		add(fmt.Sprintf("dataset timed_trace needs backend %s, got %q", orList(completions), backend), "target", "backend")
-	}
 	if set, compatible := s.Sampling.parameters(), OpenAICompatibleBackends(); len(set) > 0 && !slices.Contains(compatible, backend) {
 		add(fmt.Sprintf("sampling.%s needs backend %s, got %q", strings.Join(set, ", sampling."), orList(compatible), backend), "sampling", set[0])
 	}
@@ -93,7 +88,7 @@ func (s *Scenario) Validate() error {
 		add(fmt.Sprintf("want exactly two thresholds in milliseconds, got %d", n), "output", "timeline_itl_thresholds")
 	}
 
-	problems = append(problems, s.validateRunnable()...)
+	problems = append(problems, s.validateDataset()...)
 	problems = append(problems, s.validateExperiments()...)
 	if len(problems) > 0 {
 		return newError(nil, problems...)
@@ -104,7 +99,7 @@ func (s *Scenario) Validate() error {
 // validateExperiments checks sweep, repeat and compare.
 func (s *Scenario) validateExperiments() []Problem {
 	var problems []Problem
-	add := func(msg string, labels ...string) { problems = append(problems, newProblem(msg, labels...)) }
+	add := func(msg string, labels ...string) { problems = append(problems, NewProblem(msg, labels...)) }
 	if sw := s.Sweep; sw != nil {
 		if len(sw.Axes) == 0 {
 			add("want at least one axis", "sweep", "axes")
@@ -158,24 +153,6 @@ func (s *Scenario) validateExperiments() []Problem {
 		}
 	}
 	return problems
-}
-
-// kinds returns the JSON names of the dataset kinds that are set.
-func (d Dataset) kinds() []string {
-	var kinds []string
-	for name, set := range map[string]bool{
-		"random": d.Random != nil, "random_mm": d.RandomMM != nil, "random_rerank": d.RandomRerank != nil,
-		"sharegpt": d.ShareGPT != nil, "sonnet": d.Sonnet != nil, "burstgpt": d.BurstGPT != nil,
-		"custom": d.Custom != nil, "custom_image": d.CustomImage != nil, "custom_audio": d.CustomAudio != nil,
-		"prefix_repetition": d.PrefixRepetition != nil, "hf": d.HF != nil, "spec_bench": d.SpecBench != nil,
-		"speed_bench": d.SpeedBench != nil, "timed_trace": d.TimedTrace != nil,
-	} {
-		if set {
-			kinds = append(kinds, name)
-		}
-	}
-	slices.Sort(kinds)
-	return kinds
 }
 
 // parameters returns the names of the sampling parameters that are set

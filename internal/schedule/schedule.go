@@ -104,8 +104,8 @@ func Seconds(spec Spec, n int, seed uint32) ([]float64, error) {
 
 // SecondsWith is Seconds drawing from rs instead of a freshly seeded
 // generator, for runs where something else used NumPy's global generator
-// after np.random.seed and before the schedule (vLLM's prefix_repetition
-// dataset does). rs advances by the draws made.
+// after np.random.seed and before the schedule (as some of vLLM's dataset
+// classes do). rs advances by the draws made.
 func SecondsWith(spec Spec, n int, rs *numpy.RandomState) ([]float64, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("schedule: negative request count %d", n)

@@ -196,7 +196,7 @@ func (h *pairHeap) Pop() any {
 }
 
 // pieceCache is a concurrent, lossy map from a piece to its tokens. Text
-// built from runs of consecutive token ids, as the random dataset builds
+// built from runs of consecutive token ids, as random-token prompts build
 // it, repeats the same pieces across prompts, so most merges are answered
 // here. Reads take no lock: slots hold immutable entries, installed with
 // compare-and-swap or overwritten when their probe window is full.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/vbench/vbench/internal/dataset"
-	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -25,8 +24,8 @@ func TestRandomDatasetWithFixtures(t *testing.T) {
 		{"mistral-cut", 1},
 		{"tiktoken-cut", 0},
 	}
-	spec := scenario.RandomDataset{InputLen: 200, OutputLen: 16, PrefixLen: 10,
-		RangeRatio: scenario.RangeRatio{Input: 0.25, Output: 0.5}}
+	spec := dataset.RandomSpec{InputLen: 200, OutputLen: 16, PrefixLen: 10,
+		RangeRatio: dataset.RangeRatio{Input: 0.25, Output: 0.5}}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			tok, err := tokenizer.LoadDir(filepath.Join("testdata", tt.dir), tt.dir)

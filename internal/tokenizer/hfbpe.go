@@ -113,7 +113,7 @@ func (b *hfBPE) spelled(tok string) (int32, bool) {
 
 // bpeCacheMax is the longest piece (in bytes) whose tokens are cached.
 // Long pieces (runs of CJK letters, whitespace or punctuation) are common
-// in the random dataset's text, and the cache is lossy, so it is generous.
+// in random-token text, and the cache is lossy, so it is generous.
 const bpeCacheMax = 4096
 
 // newHFBPE builds the model from the vocabulary and merges of a

@@ -7,7 +7,7 @@ import (
 )
 
 // Encoding a text that shares a long prefix with a text encoded shortly
-// before (the random dataset re-encodes a truncated or extended decoding
+// before (generated prompts re-encode a truncated or extended decoding
 // of every prompt) reuses the earlier pieces that cannot have changed.
 //
 // The split patterns look only forward from a piece's start, so the pieces

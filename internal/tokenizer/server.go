@@ -25,7 +25,7 @@ const serverMinVocab = 131072
 
 // serverMaxVocab caps the estimate: the largest real vocabularies hold
 // about 262k tokens, and a server whose ids are hashes (like the
-// simulator's word tokenizer) must not make the random dataset list
+// simulator's word tokenizer) must not make generated prompts list
 // hundreds of millions of allowed ids.
 const serverMaxVocab = 1 << 20
 

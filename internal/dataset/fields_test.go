@@ -1,0 +1,175 @@
+package dataset
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vbench/vbench/internal/evidence"
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// implemented lists every field of the schema's dataset kinds that vbench
+// implements, with where it takes effect and the test that shows it
+// changes something observable (evidence.Check checks that the files and
+// Test functions named exist). A kind's fields are listed here with the
+// kind's file.
+var implemented = map[string]string{
+	"dataset.random.input_len":            "prompt lengths; dataset/random_test.go, testdata/script/run_sim.txtar",
+	"dataset.random.output_len":           "max tokens; testdata/script/run_sim.txtar (total generated tokens)",
+	"dataset.random.range_ratio":          "length jitter; dataset/random_test.go",
+	"dataset.random.prefix_len":           "shared prefix; dataset/random_test.go, tokenizer/dataset_test.go",
+	"dataset.custom.path":                 "dataset/files_test.go (TestCustomMatchesVLLM), testdata/script/dataset_custom.txtar",
+	"dataset.custom.disable_shuffle":      "file order; dataset/files_test.go (no_shuffle_no_oversample)",
+	"dataset.custom.no_oversample":        "no padding; dataset/files_test.go (no_shuffle_no_oversample), testdata/script/dataset_custom.txtar",
+	"dataset.custom.output_len":           "max tokens, -1 per line; dataset/files_test.go, testdata/script/dataset_custom.txtar",
+	"dataset.custom.skip_chat_template":   "raw prompts; dataset/files_test.go (seed3_oversample_skip_template), testdata/script/dataset_custom.txtar",
+	"dataset.custom.chat_template_kwargs": "template variables; dataset/files_test.go (seed7_all_per_line_kwargs)",
+	// The text custom kind refuses these (custom_image's and multimodal
+	// chat's), where vLLM ignores them: dataset/files_test.go.
+	"dataset.custom.ensure_client_side_data":    "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.custom.enable_multimodal_chat":     "refused by the custom source; dataset/files_test.go (TestCustomFileErrors)",
+	"dataset.sonnet.path":                       "poem lines, embedded by default; dataset/files_test.go (TestSonnetMatchesVLLM), testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.input_len":                  "dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.sonnet.output_len":                 "max tokens; dataset/files_test.go, testdata/script/dataset_sonnet.txtar",
+	"dataset.sonnet.prefix_len":                 "shared prefix lines; dataset/files_test.go (TestSonnetMatchesVLLM)",
+	"dataset.burstgpt.path":                     "the BurstGPT CSV; dataset/burstgpt_test.go (golden), testdata/script/dataset_burstgpt.txtar",
+	"dataset.spec_bench.path":                   "the SpecBench JSONL; dataset/spec_bench_test.go (golden), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.disable_shuffle":        "file order; dataset/spec_bench_test.go (golden writing_no_shuffle_no_oversample)",
+	"dataset.spec_bench.no_oversample":          "no padding to num_prompts; dataset/spec_bench_test.go (golden writing_no_shuffle_no_oversample), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.output_len":             "output length; dataset/spec_bench_test.go (golden), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.category":               "category filter; dataset/spec_bench_test.go (golden math_oversampled), testdata/script/dataset_spec_bench.txtar",
+	"dataset.spec_bench.skip_chat_template":     "raw first turns (a scenario field; vLLM's serve always templates); dataset/spec_bench_test.go (TestSpecBenchSkipChatTemplate)",
+	"dataset.speed_bench.path":                  "the SPEED-Bench directory; dataset/speed_bench_test.go (golden, TestSpeedBenchDirErrors), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.subset":                "the <subset>.jsonl file; dataset/speed_bench_test.go (golden throughput_1k_oversampled), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.disable_shuffle":       "file order; dataset/speed_bench_test.go (golden math_no_shuffle_no_oversample)",
+	"dataset.speed_bench.no_oversample":         "no padding to num_prompts; dataset/speed_bench_test.go (golden math_no_shuffle_no_oversample), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.output_len":            "output length; dataset/speed_bench_test.go (golden), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.category":              "category filter; dataset/speed_bench_test.go (golden coding_oversampled), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.skip_chat_template":    "raw first messages; dataset/speed_bench_test.go (golden skip_chat_template), testdata/script/dataset_speed_bench.txtar",
+	"dataset.speed_bench.chat_template_kwargs":  "template variables; dataset/speed_bench_test.go (golden chat_template_kwargs)",
+	"dataset.sharegpt.path":                     "the file or Hub dataset; dataset/sharegpt_test.go (TestShareGPTFromHub), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.disable_shuffle":          "file order; dataset/sharegpt_test.go (golden no_shuffle)",
+	"dataset.sharegpt.no_oversample":            "no padding to num_prompts; dataset/sharegpt_test.go (golden no_oversample), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.output_len":               "fixed output length; dataset/sharegpt_test.go (golden fixed_output), testdata/script/sharegpt_sim.txtar",
+	"dataset.sharegpt.enable_multimodal_chat":   "chat messages with content parts; dataset/sharegpt_test.go (TestShareGPTMultimodalChat)",
+	"dataset.hf.path":                           "the Hub dataset or local directory or file; dataset/hfauto_test.go (TestHFFromHub, TestHFErrors), testdata/script/dataset_hf.txtar",
+	"dataset.hf.disable_shuffle":                "file order; dataset/hfauto_test.go (TestHFFromHub), dataset/hf_test.go",
+	"dataset.hf.no_oversample":                  "no padding to num_prompts; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.subset":                         "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
+	"dataset.hf.split":                          "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
+	"dataset.hf.name":                           "the dataset id that picks vLLM's class for a local copy; dataset/hfauto_test.go (TestHFClass)",
+	"dataset.hf.output_len":                     "fixed output length; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
+	"dataset.hf.no_stream":                      "the non-streaming shuffle; dataset/hf_test.go (TestHFShuffleMatchesDatasets), testdata/script/dataset_hf.txtar",
+	"dataset.hf.skip_chat_template":             "the prompt without the chat template; dataset/hfclasses_test.go (golden cases with skip, TestHFClassesErrors mlperf always templates)",
+	"dataset.hf.enable_multimodal_chat":         "chat messages with content parts; dataset/hfclasses_test.go (golden cases with mm_chat, TestHFConversationImage)",
+	"dataset.prefix_repetition.prefix_len":      "shared prefixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.suffix_len":      "per-request suffixes; dataset/prefixrep_test.go (TestPrefixRepetitionMatchesVLLM), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.num_prefixes":    "prompts per prefix; dataset/prefixrep_test.go (golden remainder_seed42), testdata/script/dataset_prefix_repetition.txtar",
+	"dataset.prefix_repetition.output_len":      "max tokens; testdata/script/dataset_prefix_repetition.txtar (total generated tokens)",
+	"dataset.prefix_repetition.disable_shuffle": "grouped by prefix; dataset/prefixrep_test.go (golden no_shuffle)",
+	"dataset.hf.blazedit_min_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
+	"dataset.hf.blazedit_max_distance":          "blazedit's distance window; dataset/hfclasses_test.go (golden BlazeditDataset/distance_window), argv/format_test.go (TestFormat), argv/hf_blazedit_test.go",
+	"dataset.timed_trace.path":                  "the JSONL trace; dataset/timedtrace_test.go (golden), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.chunk_hash_size":       "tokens per hash id; dataset/timedtrace_test.go (golden chunk4_ms, chunk16_seconds)",
+	"dataset.timed_trace.sec_multiplier":        "trace times in seconds; dataset/timedtrace_test.go (golden chunk4_ms), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_timestamp":       "JSON key; dataset/timedtrace_test.go (TestTimedTraceErrors), testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_input_length":    "JSON key; dataset/timedtrace_test.go (TestTimedTraceErrors relabelled key missing)",
+	"dataset.timed_trace.label_output_length":   "JSON key; testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.label_hash_ids":        "JSON key; testdata/script/dataset_timed_trace.txtar",
+	"dataset.timed_trace.self_timed":            "trace-time schedule or the arrival process; pipeline/selftimed_test.go, testdata/script/dataset_timed_trace.txtar",
+}
+
+// Every leaf field of the schema's dataset kinds is accounted for:
+// implemented (listed above, with its evidence), refused at load (its
+// kind's Unimplemented, which TestUnimplementedRefused checks), or under a
+// kind the schema knows and no file here implements, which Check refuses as
+// a whole. A new field fails this test until it is classified.
+func TestDatasetFieldsAccounted(t *testing.T) {
+	leaves, err := scenario.SchemaFields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]bool{}
+	for _, u := range scenario.UnimplementedFields() {
+		refused[u.Path] = true
+		if _, ok := implemented[u.Path]; ok {
+			t.Errorf("%s is both implemented and refused", u.Path)
+		}
+	}
+	var seen int
+	for _, path := range leaves {
+		rest, ok := strings.CutPrefix(path, "dataset.")
+		if !ok {
+			continue
+		}
+		seen++
+		kind, _, _ := strings.Cut(rest, ".")
+		if _, registered := Lookup(kind); !registered {
+			if err := Check(scenario.Dataset{Name: kind}); err == nil {
+				t.Errorf("%s: kind %s is not registered, but Check accepts it", path, kind)
+			}
+			continue
+		}
+		if implemented[path] == "" && !refused[path] {
+			t.Errorf("schema field %s is neither implemented (the implemented list, with a test) nor refused (its kind's Unimplemented)", path)
+		}
+	}
+	if seen < 40 {
+		t.Fatalf("found only %d dataset fields: the walk is broken", seen)
+	}
+	for path := range implemented {
+		if !slices.Contains(leaves, path) {
+			t.Errorf("implemented lists %s, which is not a schema field", path)
+		}
+	}
+	for path := range refused {
+		if !slices.Contains(leaves, path) {
+			t.Errorf("a kind's Unimplemented lists %s, which is not a schema field", path)
+		}
+	}
+}
+
+// TestImplementedEvidence checks the evidence of every implemented field.
+func TestImplementedEvidence(t *testing.T) {
+	evidence.Check(t, implemented)
+}
+
+// Each unimplemented field is refused at its file:line:col with its reason
+// when set to something else than its default, and accepted at its default.
+func TestUnimplementedRefused(t *testing.T) {
+	values := map[string][2]string{ // path: {a non-default value, the default}
+		"dataset.random.batch_size":        {`4`, `1`},
+		"dataset.hf.asr_max_audio_len_sec": {`30`, `"inf"`},
+		"dataset.hf.asr_min_audio_len_sec": {`1`, `0`},
+		"dataset.hf.bfcl_categories":       {`["simple"]`, ""},
+	}
+	// rest completes a scenario that sets the field (an hf dataset needs
+	// its path).
+	rest := func(path string) string {
+		if strings.HasPrefix(path, "dataset.hf.") {
+			return "dataset: hf: path: \"org/data\"\n"
+		}
+		return ""
+	}
+	for _, u := range scenario.UnimplementedFields() {
+		v, ok := values[u.Path]
+		if !ok {
+			t.Errorf("%s: no test value", u.Path)
+			continue
+		}
+		field := strings.ReplaceAll(u.Path, ".", ": ")
+		src := "name: \"x\"\n" + field + ": " + v[0] + "\n" + rest(u.Path)
+		_, err := scenario.LoadBytes("x.cue", []byte(src), scenario.Options{Dir: "."})
+		want := "x.cue:2:" // the field's line, with a column
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), u.Path+": not supported yet: "+u.Reason) {
+			t.Errorf("%s: %s: err = %v, want %s...%s: not supported yet: %s", u.Path, v[0], err, want, u.Path, u.Reason)
+		}
+		if v[1] != "" {
+			src := field + ": " + v[1] + "\n" + rest(u.Path)
+			if _, err := scenario.LoadBytes("x.cue", []byte(src), scenario.Options{}); err != nil {
+				t.Errorf("%s at its default %s: %v", u.Path, v[1], err)
+			}
+		}
+	}
+}
