@@ -25,6 +25,13 @@ type argvDataset struct {
 	// --input-len and --output-len set for this kind ("" for none), as
 	// vLLM maps those general flags to the kind's own.
 	inputLenPath, outputLenPath string
+	// generated says the kind reads no file: vbench serve refuses
+	// --dataset-path with it, as vLLM's serve does.
+	generated bool
+	// pathHint, for a kind that needs a file, says what --dataset-path
+	// names: vbench serve refuses the kind without it. ("" for the others;
+	// a kind whose path is optional or checked by the dataset itself.)
+	pathHint string
 	// ownOutputLen is the kind's own output-length flag when --output-len
 	// does not set it (vLLM's sonnet and speed_bench), for the warning
 	// that --output-len has no effect.
@@ -41,7 +48,8 @@ type argvDataset struct {
 // argvDatasets are the dataset kinds vbench serve implements.
 var argvDatasets = []*argvDataset{
 	{
-		name: "random",
+		name:      "random",
+		generated: true,
 		dataset: func(n *namespace) scenario.Dataset {
 			r := &dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
 				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
@@ -75,7 +83,8 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
-		name: "custom",
+		name:     "custom",
+		pathHint: "a JSONL file with a prompt per line",
 		dataset: func(n *namespace) scenario.Dataset {
 			c := &dataset.CustomSpec{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
@@ -151,7 +160,8 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
-		name: "spec_bench",
+		name:     "spec_bench",
+		pathHint: "SpecBench's question.jsonl",
 		dataset: func(n *namespace) scenario.Dataset {
 			d := &dataset.SpecBenchSpec{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
@@ -185,7 +195,8 @@ var argvDatasets = []*argvDataset{
 	{
 		// vLLM's serve gives speed_bench its own output length:
 		// --output-len does not override it (no outputLenPath).
-		name: "speed_bench",
+		name:     "speed_bench",
+		pathHint: "the SPEED-Bench directory holding <subset>.jsonl files",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{Name: "speed_bench", Spec: &dataset.SpeedBenchSpec{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
@@ -252,7 +263,8 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
-		name: "burstgpt",
+		name:     "burstgpt",
+		pathHint: "the BurstGPT CSV trace",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{Name: "burstgpt", Spec: &dataset.BurstGPTSpec{Path: n.datasetPath}}
 		},
@@ -261,7 +273,8 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
-		name: "prefix_repetition",
+		name:      "prefix_repetition",
+		generated: true,
 		dataset: func(n *namespace) scenario.Dataset {
 			d := &dataset.PrefixRepetitionSpec{PrefixLen: int(n.prefixRepPrefixLen), SuffixLen: int(n.prefixRepSuffixLen),
 				NumPrefixes: int(n.prefixRepNumPrefixes), OutputLen: int(n.prefixRepOutputLen), DisableShuffle: n.disableShuffle}
@@ -290,7 +303,8 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
-		name: "timed_trace",
+		name:     "timed_trace",
+		pathHint: "a JSONL trace: timestamp, input_length, output_length and hash_ids on each line",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{Name: "timed_trace", Spec: &dataset.TimedTraceSpec{Path: n.datasetPath,
 				ChunkHashSize: int(n.traceChunkHashSize), SecMultiplier: n.traceSecMultiplier,

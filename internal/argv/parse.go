@@ -247,20 +247,13 @@ func (p *parser) validate() error {
 	case r < 0:
 		p.warnings = append(p.warnings, "--probe-request-rate is negative: no probe requests are sent (as in vllm bench serve)")
 	}
-	switch n.datasetName {
-	case "random", "random-mm", "random-rerank", "prefix_repetition":
-		if n.datasetPath != "" {
+	if ds := argvDatasetNamed(n.datasetName); ds != nil {
+		switch {
+		case ds.generated && n.datasetPath != "":
 			return flagErr(p.raw["--dataset-path"], fmt.Sprintf("the %s dataset is generated and reads no file: leave --dataset-path out (vllm bench serve refuses it too)", n.datasetName))
+		case ds.pathHint != "" && n.datasetPath == "":
+			return flagErr(p.raw["--dataset-name"], fmt.Sprintf("the %s dataset needs --dataset-path (%s)", n.datasetName, ds.pathHint))
 		}
-	}
-	if n.datasetName == "custom" && n.datasetPath == "" {
-		return flagErr(p.raw["--dataset-name"], "the custom dataset needs --dataset-path (a JSONL file with a prompt per line)")
-	}
-	if n.datasetName == "spec_bench" && n.datasetPath == "" {
-		return flagErr(p.raw["--dataset-name"], "the spec_bench dataset needs --dataset-path (SpecBench's question.jsonl)")
-	}
-	if n.datasetName == "speed_bench" && n.datasetPath == "" {
-		return flagErr(p.raw["--dataset-name"], "the speed_bench dataset needs --dataset-path (the SPEED-Bench directory holding <subset>.jsonl files)")
 	}
 	if ds := argvDatasetNamed(n.datasetName); ds != nil && n.outputLen != nil && ds.outputLenPath == "" {
 		w := fmt.Sprintf("--output-len has no effect on the %s dataset (as in vllm bench serve)", n.datasetName)
@@ -268,9 +261,6 @@ func (p *parser) validate() error {
 			w += ": its output length is " + ds.ownOutputLen
 		}
 		p.warnings = append(p.warnings, w)
-	}
-	if n.datasetName == "burstgpt" && n.datasetPath == "" {
-		return flagErr(p.raw["--dataset-name"], "the burstgpt dataset needs --dataset-path (the BurstGPT CSV trace)")
 	}
 	if err := p.validateTimedTrace(); err != nil {
 		return err

@@ -1,8 +1,8 @@
 package argv
 
 // validateTimedTrace applies vLLM's checks of the timed_trace flags:
-// --self-timed and --no-self-timed only with --dataset-name timed_trace,
-// and a trace file. With a self-timed replay (the default) the arrival
+// --self-timed and --no-self-timed only with --dataset-name timed_trace
+// (the trace file is its table entry's pathHint). With a self-timed replay (the default) the arrival
 // flags have no effect, as in vLLM, and a warning says so.
 func (p *parser) validateTimedTrace() error {
 	n := p.ns
@@ -15,9 +15,6 @@ func (p *parser) validateTimedTrace() error {
 			return flagErr(flag, "is only supported with --dataset-name timed_trace (as in vllm bench serve)")
 		}
 		return nil
-	}
-	if n.datasetPath == "" {
-		return flagErr(p.raw["--dataset-name"], "the timed_trace dataset needs --dataset-path (a JSONL trace: timestamp, input_length, output_length and hash_ids on each line)")
 	}
 	if n.selfTimed != nil && !*n.selfTimed {
 		return nil
