@@ -1,6 +1,9 @@
 package tokenizer
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // GPT-2's byte-level alphabet: every byte is spelt as one printable
 // character. The bytes of '!'..'~', '¡'..'¬' and '®'..'ÿ' stand for the
@@ -52,6 +55,28 @@ func appendUnByteLevel(dst []byte, tok string) ([]byte, bool) {
 		dst = append(dst, byte(byteLevelByte[r]-1))
 	}
 	return dst, true
+}
+
+// byteLevelTable is the text table of byteLevelDecode of each token whose
+// has is set (none for the others), made in one pass.
+func byteLevelTable(tokens []string, has []bool) textTable {
+	size := 0
+	for _, t := range tokens {
+		size += len(t)
+	}
+	arena := make([]byte, 0, size)
+	off := make([]uint32, len(tokens)+1)
+	for id, t := range tokens {
+		off[id] = uint32(len(arena))
+		if has[id] {
+			var ok bool
+			if arena, ok = appendUnByteLevel(arena, t); !ok {
+				arena = append(arena, t...)
+			}
+		}
+	}
+	off[len(tokens)] = uint32(len(arena))
+	return textTable{arena: unsafe.String(unsafe.SliceData(arena), len(arena)), off: off, has: has}
 }
 
 // byteLevelDecode is the ByteLevel decoder's treatment of one token: its

@@ -30,13 +30,7 @@ func newFastDecoder(chain []decodeStep, tokens []string, has []bool) fastDecoder
 		if _, ok := chain[0].(byteLevelStep); !ok {
 			return nil
 		}
-		texts := make([]string, len(tokens))
-		for id, t := range tokens {
-			if has[id] {
-				texts[id] = byteLevelDecode(t)
-			}
-		}
-		return &bytesDecoder{table: newTextTable(texts, has)}
+		return &bytesDecoder{table: byteLevelTable(tokens, has)}
 	case len(chain) == 3 || len(chain) == 4:
 		rep, ok1 := chain[0].(replaceStep)
 		_, ok2 := chain[1].(byteFallbackStep)
@@ -75,6 +69,11 @@ type textTable struct {
 
 func newTextTable(texts []string, has []bool) textTable {
 	var sb strings.Builder
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	sb.Grow(size)
 	off := make([]uint32, len(texts)+1)
 	for id, t := range texts {
 		off[id] = uint32(sb.Len())

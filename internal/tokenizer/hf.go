@@ -67,9 +67,12 @@ type HFFiles struct {
 }
 
 // NewHF builds a tokenizer from a model's tokenizer files. name is what
-// Name returns.
+// Name returns. The tokenizer keeps f.Tokenizer (its tokens are slices of
+// it): the caller must not modify it afterwards.
 func NewHF(name string, f HFFiles) (*HF, error) {
-	root, err := parseJSON(f.Tokenizer)
+	// The vocabulary and merges, most of the file, are walked where they
+	// are read instead of being built as a tree.
+	root, err := parseJSONLazy(f.Tokenizer, []string{"model", "vocab"}, []string{"model", "merges"})
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
@@ -148,13 +151,12 @@ func newHF(name string, root *jvalue, cfg *tokenizerConfig) (*HF, error) {
 	}
 	t.tokens = make([]string, n)
 	t.hasToken = make([]bool, n)
-	vocab := m.get("vocab")
-	for i, k := range vocab.names() {
-		id, _ := vocab.items()[i].asInt("")
-		if !t.hasToken[id] || k > t.tokens[id] {
-			t.tokens[id], t.hasToken[id] = k, true
-		}
+	copy(t.tokens, t.model.names)
+	copy(t.hasToken, t.model.hasName)
+	for id, tok := range t.model.dupNames {
+		t.tokens[id] = tok
 	}
+	t.model.names, t.model.hasName, t.model.dupNames = nil, nil, nil
 	byContent := map[string]*addedToken{}
 	for i := range added {
 		a := &added[i]

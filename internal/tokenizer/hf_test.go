@@ -537,3 +537,105 @@ func FuzzHFEncodeDecode(f *testing.F) {
 		}
 	})
 }
+
+// lazyWalk parses `{"l": data}` keeping l lazy and returns l as
+// encoding/json would decode it, walked with each, and checks that
+// size and a built copy (items, names) agree with the walk.
+func lazyWalk(t *testing.T, data []byte) (any, error) {
+	t.Helper()
+	doc := append(append([]byte(`{"l": `), data...), '}')
+	root, err := parseJSONLazy(doc, []string{"l"})
+	if err != nil {
+		return nil, err
+	}
+	l := root.get("l")
+	if l.kind != jObject && l.kind != jArray {
+		return jsonAny(l), nil
+	}
+	var got any
+	n := 0
+	if l.kind == jObject {
+		m := map[string]any{}
+		err = l.each(func(k string, e *jvalue) error {
+			m[k] = jsonAny(e)
+			n++
+			return nil
+		})
+		got = m
+	} else {
+		s := []any{}
+		err = l.each(func(_ string, e *jvalue) error {
+			s = append(s, jsonAny(e))
+			n++
+			return nil
+		})
+		got = s
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.size() != n {
+		t.Errorf("lazy %q: size() = %d, each walked %d", data, l.size(), n)
+	}
+	if built := jsonAny(l); fmt.Sprintf("%#v", built) != fmt.Sprintf("%#v", got) {
+		t.Errorf("lazy %q: built %#v, walked %#v", data, built, got)
+	}
+	return got, nil
+}
+
+func TestParseJSONLazy(t *testing.T) {
+	good := []string{`[]`, `{}`, `[ ]`, `[1]`, `[[1], [2, 3]]`, `["a", "b\"c", "\\", "d\\\\"]`, `{"a": 1, "b": [1, {"c": "}"}]}`,
+		`[["Ġ", "t"], ["i", "n"]]`, `["a b", "#version: 0.2"]`, `{"k": 1, "k": 2}`, "[\n  1,\n  2\n]", `-1`, `"s"`}
+	for _, in := range good {
+		got, err := lazyWalk(t, []byte(in))
+		if err != nil {
+			t.Errorf("lazy %s: %v", in, err)
+			continue
+		}
+		var want any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("lazy %s = %#v, want %#v", in, got, want)
+		}
+	}
+	bad := []struct{ in, msg string }{
+		{`[1,]`, "unexpected ']'"},
+		{`[1 2]`, "want ',' or ']' in an array"},
+		{`{"a" 1}`, "want ':'"},
+		{`{1: 2}`, "want an object key"},
+		{"[\n tru]", "line 2, column 2: invalid literal"},
+		{`["a]`, "unexpected end of input"},
+		{`[`, "unexpected end of input"},
+	}
+	for _, tt := range bad {
+		_, err := lazyWalk(t, []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("lazy %q: error %v, want one containing %q", tt.in, err, tt.msg)
+		}
+	}
+}
+
+// FuzzParseJSONLazy checks that a lazy value, walked with each, accepts
+// exactly valid JSON and reads what encoding/json reads.
+func FuzzParseJSONLazy(f *testing.F) {
+	for _, s := range []string{`[]`, `{"a": [1, "b"]}`, `[["x", "y"], "p q"]`, `["\u0041\\"]`, `[1,]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if strings.Count(string(data), "[")+strings.Count(string(data), "{") >= maxJSONDepth-2 {
+			return
+		}
+		got, err := lazyWalk(t, data)
+		if valid := json.Valid(data); (err == nil) != valid {
+			t.Fatalf("lazy %q: error %v, json.Valid %v", data, err, valid)
+		}
+		var want any
+		if werr := json.Unmarshal(data, &want); err == nil && werr == nil {
+			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+				t.Fatalf("lazy %q = %#v, encoding/json %#v", data, got, want)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,11 @@ type hfBPE struct {
 	keys  decoder
 	pairs pairTable
 	size  int // number of vocabulary entries
+	// names and hasName are each id's token for decoding, and dupNames
+	// the greatest token of an id given to two, until newHF takes them.
+	names    []string
+	hasName  []bool
+	dupNames map[int32]string
 
 	byteLevel    bool
 	byteID       [256]int32 // byte-level: the id of each single byte, -1 if none
@@ -56,6 +62,11 @@ type hfBPE struct {
 // it fails when two ids have the same key.
 func (b *hfBPE) buildKeys(byID []string) error {
 	var arena strings.Builder
+	size := 0
+	for _, tok := range byID {
+		size += len(tok)
+	}
+	arena.Grow(size)
 	off := make([]uint32, len(byID)+1)
 	var buf []byte
 	for id, tok := range byID {
@@ -151,36 +162,25 @@ func newHFBPE(m *jvalue, byteLevel bool) (*hfBPE, error) {
 	if vocab == nil || vocab.kind != jObject {
 		return nil, fmt.Errorf("model.vocab: want an object, got %s", vocab.kindName())
 	}
-	maxID := -1
-	for i := range vocab.items() {
-		e := &vocab.items()[i]
-		if !e.isInt || e.num < 0 || e.num > maxRank24 {
-			return nil, fmt.Errorf("model.vocab[%s]: want a token id, got %s", strconvQuote(vocab.names()[i]), e.kindName())
-		}
-		maxID = max(maxID, int(e.num))
+	merges := m.get("merges")
+	if merges.isNull() {
+		merges = &jvalue{kind: jArray}
 	}
-	// The token of every id; an id given to two tokens keeps the last
-	// (Hugging Face's reverse map is as arbitrary).
-	byID := make([]string, maxID+1)
-	for i, tok := range vocab.names() {
-		byID[vocab.items()[i].num] = tok
+	if merges.kind != jArray {
+		return nil, fmt.Errorf("model.merges: want an array, got %s", merges.kindName())
 	}
-	b.size = len(vocab.names())
-	if err := b.buildKeys(byID); err != nil {
-		// A token listed twice: the last of its ids wins, as in a Rust
-		// HashMap. Rare, so done the slow way.
-		last := make(map[string]int, len(vocab.names()))
-		for i, tok := range vocab.names() {
-			last[tok] = int(vocab.items()[i].num)
-		}
-		clear(byID)
-		for tok, id := range last {
-			byID[id] = tok
-		}
-		b.size = len(last)
-		if err := b.buildKeys(byID); err != nil {
-			return nil, fmt.Errorf("model.vocab: %w", err)
-		}
+	// The merges are read while the vocabulary is built: the two are
+	// independent until the merges are looked up in it.
+	var pairs *bpeMerges
+	var mergesErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		pairs, mergesErr = readMerges(merges, byteLevel)
+	}()
+	defer func() { <-read }()
+	if err := b.readVocab(vocab); err != nil {
+		return nil, err
 	}
 
 	for i := range b.byteID {
@@ -203,71 +203,12 @@ func newHFBPE(m *jvalue, byteLevel bool) (*hfBPE, error) {
 		}
 	}
 
-	merges := m.get("merges")
-	if merges.isNull() {
-		merges = &jvalue{kind: jArray}
+	<-read
+	if mergesErr != nil {
+		return nil, mergesErr
 	}
-	if merges.kind != jArray {
-		return nil, fmt.Errorf("model.merges: want an array, got %s", merges.kindName())
-	}
-	b.pairs = newPairTable(len(merges.items()))
-	rank := 0
-	var buf []byte
-	for i := range merges.items() {
-		e := &merges.items()[i]
-		var l, r string
-		switch e.kind {
-		case jString:
-			if strings.HasPrefix(e.str, "#version") {
-				continue
-			}
-			var ok bool
-			if l, r, ok = strings.Cut(e.str, " "); !ok || strings.Contains(r, " ") {
-				return nil, fmt.Errorf("model.merges[%d]: %q is not two tokens separated by a space", i, e.str)
-			}
-		case jArray:
-			if len(e.items()) != 2 || e.items()[0].kind != jString || e.items()[1].kind != jString {
-				return nil, fmt.Errorf("model.merges[%d]: want a pair of strings", i)
-			}
-			l, r = e.items()[0].str, e.items()[1].str
-		default:
-			return nil, fmt.Errorf("model.merges[%d]: want a string or a pair of strings, got %s", i, e.kindName())
-		}
-		var lid, rid, nid int32
-		var ok1, ok2, ok3 bool
-		if b.byteLevel {
-			// Look the parts and their join up by their bytes.
-			var okL, okR bool
-			buf, okL = appendUnByteLevel(buf[:0], l)
-			nl := len(buf)
-			buf, okR = appendUnByteLevel(buf, r)
-			if okL && okR {
-				lid, ok1 = b.getKey(buf[:nl])
-				rid, ok2 = b.getKey(buf[nl:])
-				nid, ok3 = b.getKey(buf)
-			}
-		} else {
-			lid, ok1 = b.spelled(l)
-			rid, ok2 = b.spelled(r)
-			buf = append(append(buf[:0], l...), r...)
-			nid, ok3 = b.getKey(buf)
-		}
-		if !ok1 || !ok2 || !ok3 {
-			// The slow way, for tokens outside the byte-level alphabet.
-			lid, ok1 = b.spelled(l)
-			rid, ok2 = b.spelled(r)
-			nid, ok3 = b.spelled(l + r)
-		}
-		switch {
-		case !ok1:
-			return nil, fmt.Errorf("model.merges[%d]: token %q is not in the vocabulary", i, l)
-		case !ok2:
-			return nil, fmt.Errorf("model.merges[%d]: token %q is not in the vocabulary", i, r)
-		case !ok3:
-			return nil, fmt.Errorf("model.merges[%d]: merged token %q is not in the vocabulary", i, l+r)
-		}
-		b.pairs.put(lid, rid, uint32(rank), nid)
-		rank++
+	if err := b.resolveMerges(pairs); err != nil {
+		return nil, err
 	}
 	b.spelledMap = nil
 	if byteLevel && !slices.Contains(b.byteID[:], -1) {
@@ -282,7 +223,7 @@ func newHFBPE(m *jvalue, byteLevel bool) (*hfBPE, error) {
 	if !b.byteLevel {
 		_, hasMeta := b.vocab.get(metaChar)
 		b.wordSplit = hasMeta
-		for _, tok := range byID {
+		for _, tok := range b.byID {
 			if strings.Contains(strings.TrimLeft(tok, metaChar), metaChar) {
 				b.wordSplit = false
 				break
@@ -290,6 +231,233 @@ func newHFBPE(m *jvalue, byteLevel bool) (*hfBPE, error) {
 		}
 	}
 	return b, nil
+}
+
+// readVocab reads the vocabulary object and builds the encode keys.
+func (b *hfBPE) readVocab(vocab *jvalue) error {
+	// The token of every id; an id given to two tokens keeps the last
+	// (Hugging Face's reverse map is as arbitrary) for encoding, and the
+	// greatest for decoding (names, dupNames).
+	byID := make([]string, vocab.size())
+	seen := make([]bool, vocab.size())
+	var dupNames map[int32]string
+	maxID, count := -1, 0
+	if err := vocab.each(func(tok string, e *jvalue) error {
+		if !e.isInt || e.num < 0 || e.num > maxRank24 {
+			return fmt.Errorf("model.vocab[%s]: want a token id, got %s", strconvQuote(tok), e.kindName())
+		}
+		id := int(e.num)
+		if id >= len(byID) {
+			byID = append(byID, make([]string, id+1-len(byID))...)
+			seen = append(seen, make([]bool, id+1-len(seen))...)
+		}
+		if seen[id] {
+			if dupNames == nil {
+				dupNames = map[int32]string{}
+			}
+			greatest, ok := dupNames[int32(id)]
+			if !ok {
+				greatest = byID[id]
+			}
+			dupNames[int32(id)] = max(greatest, tok)
+		}
+		byID[id], seen[id] = tok, true
+		maxID, count = max(maxID, id), count+1
+		return nil
+	}); err != nil {
+		return err
+	}
+	byID, seen = byID[:maxID+1], seen[:maxID+1]
+	b.names, b.hasName, b.dupNames = byID, seen, dupNames
+	b.size = count
+	if err := b.buildKeys(byID); err != nil {
+		// A token listed twice: the last of its ids wins, as in a Rust
+		// HashMap. Rare, so done the slow way.
+		b.names = slices.Clone(byID)
+		last := make(map[string]int, count)
+		_ = vocab.each(func(tok string, e *jvalue) error {
+			last[tok] = int(e.num)
+			return nil
+		})
+		clear(byID)
+		for tok, id := range last {
+			byID[id] = tok
+		}
+		b.size = len(last)
+		if err := b.buildKeys(byID); err != nil {
+			return fmt.Errorf("model.vocab: %w", err)
+		}
+	}
+	return nil
+}
+
+// bpeMerges are the merges list read: each merge's sides as encode keys
+// (byte-level sides as their bytes), left then right, in one arena, so
+// that what is held has no pointers and the lookups need no conversion.
+type bpeMerges struct {
+	list  []bpeMerge
+	arena []byte
+	// spelled holds, by index in list, the sides of a merge whose keys
+	// could not be made (a byte-level token outside the alphabet): they
+	// are looked up as spelled.
+	spelled map[int][2]string
+}
+
+// bpeMerge is one merge: where its keys are in the arena, and its index
+// in the merges list.
+type bpeMerge struct {
+	off, nl, nr uint32
+	at          int32
+}
+
+// readMerges reads the merges list, in rank order ("#version" lines
+// skipped).
+func readMerges(merges *jvalue, byteLevel bool) (*bpeMerges, error) {
+	ms := &bpeMerges{list: make([]bpeMerge, 0, merges.size()), arena: make([]byte, 0, 8*merges.size())}
+	add := func(l, r string, at int) {
+		off := len(ms.arena)
+		okL, okR := true, true
+		var mid int
+		if byteLevel {
+			ms.arena, okL = appendUnByteLevel(ms.arena, l)
+			mid = len(ms.arena)
+			ms.arena, okR = appendUnByteLevel(ms.arena, r)
+		} else {
+			ms.arena = append(ms.arena, l...)
+			mid = len(ms.arena)
+			ms.arena = append(ms.arena, r...)
+		}
+		m := bpeMerge{off: uint32(off), nl: uint32(mid - off), nr: uint32(len(ms.arena) - mid), at: int32(at)}
+		if !okL || !okR {
+			ms.arena, m.nl, m.nr = ms.arena[:off], 0, 0
+			if ms.spelled == nil {
+				ms.spelled = map[int][2]string{}
+			}
+			ms.spelled[len(ms.list)] = [2]string{l, r}
+		}
+		ms.list = appendDoubling(ms.list, m)
+	}
+	i := -1
+	err := merges.each(func(_ string, e *jvalue) error {
+		i++
+		switch e.kind {
+		case jString:
+			if strings.HasPrefix(e.str, "#version") {
+				return nil
+			}
+			l, r, ok := strings.Cut(e.str, " ")
+			if !ok || strings.Contains(r, " ") {
+				return fmt.Errorf("model.merges[%d]: %q is not two tokens separated by a space", i, e.str)
+			}
+			add(l, r, i)
+		case jArray:
+			if len(e.items()) != 2 || e.items()[0].kind != jString || e.items()[1].kind != jString {
+				return fmt.Errorf("model.merges[%d]: want a pair of strings", i)
+			}
+			add(e.items()[0].str, e.items()[1].str, i)
+		default:
+			return fmt.Errorf("model.merges[%d]: want a string or a pair of strings, got %s", i, e.kindName())
+		}
+		return nil
+	})
+	return ms, err
+}
+
+// resolveMerges looks each merge's sides and their join up in the
+// vocabulary, on every core, and fills the pair table in rank order (a pair
+// listed twice keeps its last rank).
+func (b *hfBPE) resolveMerges(ms *bpeMerges) error {
+	type resolved struct {
+		l, r, n int32
+		ok      bool
+	}
+	res := make([]resolved, len(ms.list))
+	// A vocabulary trained by BPE often gives merge k's token the id
+	// base+k: that is checked against the id's key, a comparison instead
+	// of a lookup.
+	base := -1
+	if len(ms.list) > 0 && ms.spelled[0] == ([2]string{}) {
+		m := ms.list[0]
+		if id, ok := b.getKey(ms.arena[m.off : m.off+m.nl+m.nr]); ok {
+			base = int(id)
+		}
+	}
+	// The keys, on every core; what they miss is looked up below, in
+	// order, as spelled.
+	parallelRange(len(ms.list), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			m := ms.list[k]
+			if _, slow := ms.spelled[k]; slow {
+				continue
+			}
+			key := ms.arena[m.off : m.off+m.nl+m.nr]
+			x := &res[k]
+			var ok1, ok2, ok3 bool
+			x.l, ok1 = b.getKey(key[:m.nl])
+			x.r, ok2 = b.getKey(key[m.nl:])
+			if guess := base + k; base >= 0 && b.keys.token(guess) == string(key) {
+				x.n, ok3 = int32(guess), true
+			} else {
+				x.n, ok3 = b.getKey(key)
+			}
+			x.ok = ok1 && ok2 && ok3
+		}
+	})
+	b.pairs = newPairTable(len(ms.list))
+	for rank, m := range ms.list {
+		x := res[rank]
+		if !x.ok {
+			// The slow way, for tokens outside the byte-level alphabet.
+			var l, r string
+			if sides, ok := ms.spelled[rank]; ok {
+				l, r = sides[0], sides[1]
+			} else {
+				l, r = b.spelledSide(ms.arena[m.off:m.off+m.nl]), b.spelledSide(ms.arena[m.off+m.nl:m.off+m.nl+m.nr])
+			}
+			var ok1, ok2, ok3 bool
+			x.l, ok1 = b.spelled(l)
+			x.r, ok2 = b.spelled(r)
+			x.n, ok3 = b.spelled(l + r)
+			switch {
+			case !ok1:
+				return fmt.Errorf("model.merges[%d]: token %q is not in the vocabulary", m.at, l)
+			case !ok2:
+				return fmt.Errorf("model.merges[%d]: token %q is not in the vocabulary", m.at, r)
+			case !ok3:
+				return fmt.Errorf("model.merges[%d]: merged token %q is not in the vocabulary", m.at, l+r)
+			}
+		}
+		b.pairs.put(x.l, x.r, uint32(rank), x.n)
+	}
+	return nil
+}
+
+// spelledSide is a merge side as the vocabulary spells it, from its key
+// (in byte-level mode, its bytes spelled in the byte-level alphabet).
+func (b *hfBPE) spelledSide(key []byte) string {
+	if !b.byteLevel {
+		return string(key)
+	}
+	var sb strings.Builder
+	for _, c := range key {
+		sb.WriteString(byteLevelChar[c])
+	}
+	return sb.String()
+}
+
+// parallelRange calls fn on consecutive ranges covering [0, n), one per
+// core, and waits for them.
+func parallelRange(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(n*w/workers, n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
 }
 
 // strconvQuote quotes s for an error message, shortened when long.

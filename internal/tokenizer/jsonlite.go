@@ -1,16 +1,22 @@
 package tokenizer
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small JSON parser for tokenizer files. A tokenizer.json holds a
 // vocabulary of 100k–250k strings and as many merges; encoding/json spends
-// most of half a second on them, while this parser, which builds a plain
-// tree and nothing else, reads an 11 MB file in a few tens of milliseconds.
+// most of half a second on them. This parser builds a plain tree and
+// nothing else, and leaves the vocabulary and merges lazy
+// (parseJSONLazy): they are only skipped over, their elements counted, and
+// their readers walk them (each) without building them, each on its own
+// core.
 // It accepts exactly RFC 8259 JSON; lone surrogate escapes become U+FFFD,
 // as encoding/json does.
 
@@ -43,9 +49,178 @@ type jvalue struct {
 }
 
 // jcontainer holds the members of an object or the elements of an array.
+// A lazy container (parseJSONLazy) holds the value's JSON text instead,
+// already validated, until a method needs its members (materialize); each
+// walks it without building it.
 type jcontainer struct {
 	keys  []string
 	elems []jvalue
+	// lazy holds a lazy container's JSON text; nil once materialized.
+	lazy *jlazy
+}
+
+// jlazy is where a lazy container's JSON text is in its document, which
+// is validated only as it is read (each, materialize).
+type jlazy struct {
+	data       []byte
+	src        string
+	start, end int // the container's brackets are data[start] and data[end-1]
+	// n is the number of elements, counted from the commas (exact for
+	// valid JSON), for readers to size what they build.
+	n int
+}
+
+// size returns the number of elements or members of v: for a lazy
+// container, what its commas say (exact when it is valid JSON).
+func (v *jvalue) size() int {
+	switch {
+	case v == nil || v.c == nil:
+		return 0
+	case v.c.lazy != nil:
+		return v.c.lazy.n
+	}
+	return len(v.c.elems)
+}
+
+// materialize builds a lazy container's members. Text that does not
+// parse leaves it empty: each, which the readers of lazy values use,
+// reports the error.
+func (v *jvalue) materialize() {
+	c := v.c
+	if c == nil || c.lazy == nil {
+		return
+	}
+	l := c.lazy
+	*c = jcontainer{}
+	p := &jparser{data: l.data, src: l.src, pos: l.start}
+	if full, err := p.value(0); err == nil && full.c != nil {
+		*c = *full.c
+	}
+}
+
+// each calls fn for each member of an object (key set) or element of an
+// array (key ""), in order, and stops at fn's first error. A lazy
+// container is walked without being built: only the element passed to fn
+// exists, and it is valid only during the call.
+func (v *jvalue) each(fn func(key string, e *jvalue) error) error {
+	if v == nil || v.c == nil {
+		return nil
+	}
+	if v.c.lazy == nil {
+		for i := range v.c.elems {
+			key := ""
+			if v.kind == jObject {
+				key = v.c.keys[i]
+			}
+			if err := fn(key, &v.c.elems[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	l := v.c.lazy
+	p := &jparser{data: l.data, src: l.src, pos: l.start + 1}
+	closer, what := byte(']'), "an array"
+	if v.kind == jObject {
+		closer, what = '}', "an object"
+	}
+	p.skipSpace()
+	if p.data[p.pos] == closer {
+		return nil
+	}
+	for {
+		p.skipSpace()
+		key := ""
+		if v.kind == jObject {
+			if p.data[p.pos] != '"' {
+				return p.errorf("want an object key")
+			}
+			var err error
+			if key, err = p.string(); err != nil {
+				return err
+			}
+			p.skipSpace()
+			if p.data[p.pos] != ':' {
+				return p.errorf("want ':' after an object key")
+			}
+			p.pos++
+			p.skipSpace()
+		}
+		// The element lives only during fn: the chunks its containers
+		// take are reused for the next one.
+		conts, chunk := p.conts, p.elemChunk
+		if err := p.element(); err != nil {
+			return err
+		}
+		if err := fn(key, &p.cur); err != nil {
+			return err
+		}
+		if len(conts) > len(p.conts) && len(chunk) > len(p.elemChunk) {
+			p.conts, p.elemChunk = conts, chunk
+		}
+		p.skipSpace()
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case closer:
+			return nil
+		default:
+			return p.errorf("want ',' or '%c' in %s", closer, what)
+		}
+	}
+}
+
+// element parses a lazy container's element at p.pos into p.cur: a
+// string, an integer, or a pair of strings (a vocabulary's entries, a
+// merge) directly, anything else as value does.
+func (p *jparser) element() error {
+	var err error
+	switch c := p.data[p.pos]; {
+	case c == '"':
+		var s string
+		if s, err = p.string(); err == nil {
+			p.cur = jvalue{kind: jString, str: s}
+		}
+		return err
+	case c >= '0' && c <= '9':
+		p.cur, err = p.number()
+		return err
+	case c == '[':
+		if ok, err := p.pair(); ok || err != nil {
+			return err
+		}
+	}
+	p.cur, err = p.value(1)
+	return err
+}
+
+// pair parses an array of two strings at p.pos into p.cur (ok), its
+// elements in p.pairElems; anything else leaves p.pos where it was (not
+// ok) for value to parse.
+func (p *jparser) pair() (ok bool, err error) {
+	start := p.pos
+	p.pos++
+	var two [2]string
+	for k := range 2 {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			p.pos = start
+			return false, nil
+		}
+		if two[k], err = p.string(); err != nil {
+			return false, err
+		}
+		p.skipSpace()
+		if want := ",]"[k]; p.pos >= len(p.data) || p.data[p.pos] != want {
+			p.pos = start
+			return false, nil
+		}
+		p.pos++
+	}
+	p.pairElems = [2]jvalue{{kind: jString, str: two[0]}, {kind: jString, str: two[1]}}
+	p.pairC.elems = p.pairElems[:]
+	p.cur = jvalue{kind: jArray, c: &p.pairC}
+	return true, nil
 }
 
 // items returns the elements of an array or the values of an object's
@@ -54,6 +229,7 @@ func (v *jvalue) items() []jvalue {
 	if v == nil || v.c == nil {
 		return nil
 	}
+	v.materialize()
 	return v.c.elems
 }
 
@@ -62,6 +238,7 @@ func (v *jvalue) names() []string {
 	if v == nil || v.c == nil {
 		return nil
 	}
+	v.materialize()
 	return v.c.keys
 }
 
@@ -71,6 +248,7 @@ func (v *jvalue) get(key string) *jvalue {
 	if v == nil || v.kind != jObject || v.c == nil {
 		return nil
 	}
+	v.materialize()
 	for i := len(v.c.keys) - 1; i >= 0; i-- {
 		if v.c.keys[i] == key {
 			return &v.c.elems[i]
@@ -144,10 +322,26 @@ const maxJSONDepth = 512
 
 // parseJSON parses one JSON document.
 func parseJSON(data []byte) (*jvalue, error) {
-	// Strings without escapes are slices of one copy of the document, so
-	// the hundreds of thousands of tokens of a vocabulary cost no
-	// allocation each.
-	p := &jparser{data: data, src: string(data)}
+	return parse(&jparser{data: data, src: string(data)})
+}
+
+// parseJSONLazy parses one JSON document, keeping the objects and arrays
+// at the paths lazy (a path is the keys of nested objects from the root):
+// they are neither validated nor built until they are read. each walks
+// them without building them, and reports their errors at their line and
+// column; other methods build them, empty when they do not parse. A tokenizer's vocabulary and
+// merges, hundreds of thousands of entries, are read this way.
+//
+// The strings of the values are slices of data, which the caller must not
+// modify afterwards (parseJSON copies it instead).
+func parseJSONLazy(data []byte, lazy ...[]string) (*jvalue, error) {
+	return parse(&jparser{data: data, src: unsafe.String(unsafe.SliceData(data), len(data)), lazy: lazy})
+}
+
+// parse parses the document of p. Strings without escapes are slices of
+// p.src, so the hundreds of thousands of tokens of a vocabulary cost no
+// allocation each.
+func parse(p *jparser) (*jvalue, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -167,14 +361,33 @@ type jparser struct {
 	buf   []byte   // scratch for strings with escapes
 	stack []jvalue // elements of the arrays and objects being parsed
 	kstk  []string // keys of the objects being parsed
+	// conts and elemChunk are what is left of the chunks collect carves
+	// containers and small containers' elements from.
+	conts     []jcontainer
+	elemChunk []jvalue
+	// lazy are the paths of the values to keep lazy, path the keys of the
+	// objects being parsed (tracked while lazy is set).
+	lazy [][]string
+	path []string
+	// cur is the element each passes to its function; pairC and
+	// pairElems hold it when it is a pair of strings.
+	cur       jvalue
+	pairC     jcontainer
+	pairElems [2]jvalue
 }
 
 // collect moves the elements (and keys) pushed since mark (kmark) into
-// exactly sized slices.
+// exactly sized slices. Small containers (a merge's pair, a short list)
+// are carved from shared chunks, so that a file of hundreds of thousands
+// of them costs a few hundred allocations, not three per container.
 func (p *jparser) collect(v *jvalue, mark, kmark int) {
-	c := &jcontainer{}
+	if len(p.conts) == 0 {
+		p.conts = make([]jcontainer, jchunk)
+	}
+	c := &p.conts[0]
+	p.conts = p.conts[1:]
 	if n := len(p.stack) - mark; n > 0 {
-		c.elems = make([]jvalue, n)
+		c.elems = p.elems(n)
 		copy(c.elems, p.stack[mark:])
 		clear(p.stack[mark:])
 		p.stack = p.stack[:mark]
@@ -186,6 +399,40 @@ func (p *jparser) collect(v *jvalue, mark, kmark int) {
 		p.kstk = p.kstk[:kmark]
 	}
 	v.c = c
+}
+
+// push pushes an element of the container being parsed. The stack doubles
+// when full (append grows a large slice by a quarter at a time, which for
+// a vocabulary of 150k entries allocates five times its final size).
+func (p *jparser) push(e jvalue) {
+	p.stack = appendDoubling(p.stack, e)
+}
+
+// appendDoubling appends v to s, doubling s's capacity when it is full
+// (append grows a large slice by a quarter at a time).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, len(s)+16)
+	}
+	return append(s, v)
+}
+
+// jchunk is how many containers, or elements of small containers, one
+// allocation holds.
+const jchunk = 4096
+
+// elems returns a slice of n elements with capacity n: from the shared
+// chunk when n is small, else its own.
+func (p *jparser) elems(n int) []jvalue {
+	if n > jchunk/16 {
+		return make([]jvalue, n)
+	}
+	if len(p.elemChunk) < n {
+		p.elemChunk = make([]jvalue, jchunk)
+	}
+	e := p.elemChunk[:n:n]
+	p.elemChunk = p.elemChunk[n:]
+	return e
 }
 
 func (p *jparser) errorf(format string, args ...any) error {
@@ -201,15 +448,15 @@ func (p *jparser) errorf(format string, args ...any) error {
 }
 
 func (p *jparser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	d, i := p.data, p.pos
+	for i < len(d) && space[d[i]] != 0 {
+		i++
 	}
+	p.pos = i
 }
+
+// space marks JSON's whitespace bytes.
+var space = [256]byte{' ': 1, '\t': 1, '\n': 1, '\r': 1}
 
 func (p *jparser) value(depth int) (jvalue, error) {
 	if depth > maxJSONDepth {
@@ -274,12 +521,17 @@ func (p *jparser) object(depth int) (jvalue, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		e, err := p.value(depth + 1)
+		var e jvalue
+		if p.lazy != nil {
+			e, err = p.member(k, depth+1)
+		} else {
+			e, err = p.value(depth + 1)
+		}
 		if err != nil {
 			return jvalue{}, err
 		}
-		p.kstk = append(p.kstk, k)
-		p.stack = append(p.stack, e)
+		p.kstk = appendDoubling(p.kstk, k)
+		p.push(e)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return jvalue{}, p.errorf("unexpected end of input in an object")
@@ -297,6 +549,89 @@ func (p *jparser) object(depth int) (jvalue, error) {
 	}
 }
 
+// member parses the value of member key of the object being parsed,
+// keeping it lazy when its path is one of p.lazy.
+func (p *jparser) member(key string, depth int) (jvalue, error) {
+	p.path = append(p.path, key)
+	defer func() { p.path = p.path[:len(p.path)-1] }()
+	lazy := false
+	for _, l := range p.lazy {
+		lazy = lazy || slices.Equal(l, p.path)
+	}
+	if !lazy || p.pos >= len(p.data) || p.data[p.pos] != '{' && p.data[p.pos] != '[' {
+		return p.value(depth)
+	}
+	start := p.pos
+	kind := jObject
+	if p.data[p.pos] == '[' {
+		kind = jArray
+	}
+	n, err := p.skipBalanced()
+	if err != nil {
+		return jvalue{}, err
+	}
+	return jvalue{kind: kind, c: &jcontainer{lazy: &jlazy{data: p.data, src: p.src, start: start, end: p.pos, n: n}}}, nil
+}
+
+// skipBalanced moves past the object or array at p.pos to its matching
+// bracket, skipping strings, without validating what is between (each
+// does that as it reads it), and returns its number of elements as its
+// commas and content say.
+func (p *jparser) skipBalanced() (n int, err error) {
+	d := p.data
+	j := p.pos + 1
+	for j < len(d) && space[d[j]] != 0 {
+		j++
+	}
+	if j < len(d) && (d[j] == ']' || d[j] == '}') { // empty (each checks the bracket)
+		p.pos = j + 1
+		return 0, nil
+	}
+	depth, commas := 0, 0
+	for i := p.pos; i < len(d); i++ {
+		for i < len(d) && structural[d[i]] == 0 {
+			i++
+		}
+		if i == len(d) {
+			break
+		}
+		switch d[i] {
+		case ',':
+			if depth == 1 {
+				commas++
+			}
+		case '"': // to the closing quote: one not preceded by an odd run of backslashes
+			for {
+				k := bytes.IndexByte(d[i+1:], '"')
+				if k < 0 {
+					i = len(d)
+					break
+				}
+				i += 1 + k
+				b := i - 1
+				for b > p.pos && d[b] == '\\' {
+					b--
+				}
+				if (i-1-b)%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				p.pos = i + 1
+				return commas + 1, nil
+			}
+		}
+	}
+	p.pos = len(d)
+	return 0, p.errorf("unexpected end of input")
+}
+
+// structural marks the bytes skipBalanced stops at outside strings.
+var structural = [256]byte{',': 1, '"': 1, '{': 1, '}': 1, '[': 1, ']': 1}
+
 func (p *jparser) array(depth int) (jvalue, error) {
 	p.pos++ // [
 	v := jvalue{kind: jArray}
@@ -312,7 +647,7 @@ func (p *jparser) array(depth int) (jvalue, error) {
 		if err != nil {
 			return jvalue{}, err
 		}
-		p.stack = append(p.stack, e)
+		p.push(e)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return jvalue{}, p.errorf("unexpected end of input in an array")
