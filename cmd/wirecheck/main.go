@@ -1,0 +1,139 @@
+// Command wirecheck measures vbench's client timing error on the wire: it
+// reads a packet capture of a run (tcpdump -w, with nanosecond timestamps)
+// and the run's records file, and compares each request's time to first
+// token as the client recorded it with the one the capture shows.
+//
+// Usage:
+//
+//	tcpdump -i lo -w run.pcap --time-stamp-precision=nano -s 256 tcp port 9000 &
+//	vbench serve --base-url http://127.0.0.1:9000 ... --result-dir out
+//	wirecheck -port 9000 run.pcap out/<result>.records.jsonl
+//
+// It prints the error distribution (client minus wire, in milliseconds) and
+// the requests with the largest errors.
+package main
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/wire"
+)
+
+func main() {
+	port := flag.Uint("port", 8000, "the server's TCP port")
+	worst := flag.Int("worst", 10, "how many of the largest errors to list")
+	verbose = flag.Bool("v", false, "with each listed request, its first data packets and chunks")
+	flag.Parse()
+	if flag.NArg() != 2 || *port == 0 || *port > 65535 {
+		fmt.Fprintln(os.Stderr, "usage: wirecheck -port PORT CAPTURE.pcap RECORDS.jsonl")
+		os.Exit(2)
+	}
+	if err := run(flag.Arg(0), flag.Arg(1), uint16(*port), *worst); err != nil {
+		fmt.Fprintln(os.Stderr, "wirecheck:", err)
+		os.Exit(1)
+	}
+}
+
+// verbose lists the data packets and chunks of the requests shown.
+var verbose *bool
+
+func run(capture, records string, port uint16, worst int) error {
+	f, err := os.Open(capture)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	reqs, err := wire.Read(f, port)
+	if err != nil {
+		return fmt.Errorf("%s: %w", capture, err)
+	}
+	rf, err := os.Open(records)
+	if err != nil {
+		return err
+	}
+	defer rf.Close()
+	recs, err := record.ReadJSONL(rf)
+	if err != nil {
+		return fmt.Errorf("%s: %w", records, err)
+	}
+	byID := make(map[string]*record.Record, len(recs))
+	for _, r := range recs {
+		byID[r.RequestID] = r
+	}
+	matches, unmatched := wire.MatchRecords(reqs, func(id string) (time.Duration, bool) {
+		r := byID[id]
+		if r == nil || !r.Success || len(r.Chunks) == 0 {
+			return 0, false
+		}
+		return r.Chunks[0] - r.Start, true
+	})
+	if len(matches) == 0 {
+		return fmt.Errorf("no request is in both the capture (%d requests) and the records (%d)", len(reqs), len(recs))
+	}
+	errs := make([]float64, len(matches))
+	sum := 0.0
+	for i, m := range matches {
+		errs[i] = float64(m.Error()) / 1e6
+		sum += errs[i]
+	}
+	slices.Sort(errs)
+	q := func(p float64) float64 { return errs[min(len(errs)-1, int(p*float64(len(errs))))] }
+	fmt.Printf("%d requests matched (%d in the capture, %d records, %d unmatched)\n", len(matches), len(reqs), len(recs), unmatched)
+	fmt.Printf("client TTFT minus wire TTFT (ms): mean %+.3f, min %+.3f, p50 %+.3f, p90 %+.3f, p99 %+.3f, max %+.3f\n",
+		sum/float64(len(errs)), errs[0], q(0.5), q(0.9), q(0.99), errs[len(errs)-1])
+	bounds := []float64{-5, -1, -0.1, 0.1, 1, 5, 15, 25}
+	counts := make([]int, len(bounds)+1)
+	for _, e := range errs {
+		k, _ := slices.BinarySearch(bounds, e)
+		counts[k]++
+	}
+	fmt.Print("errors by range (ms):")
+	for k, n := range counts {
+		lo, hi := "", ""
+		if k > 0 {
+			lo = fmt.Sprint(bounds[k-1])
+		}
+		if k < len(bounds) {
+			hi = fmt.Sprint(bounds[k])
+		}
+		fmt.Printf(" [%s, %s) %d;", lo, hi, n)
+	}
+	fmt.Println()
+	slices.SortFunc(matches, func(a, b wire.Match) int { return cmp.Compare(b.Error(), a.Error()) })
+	sent := make(map[string]wire.Request, len(reqs))
+	for _, r := range reqs {
+		sent[r.ID] = r
+	}
+	show := func(m wire.Match) {
+		r := byID[m.ID]
+		fmt.Printf("  %s: client %.3f ms, wire %.3f ms, error %+.3f ms, read lag %.3f ms\n",
+			m.ID, float64(m.Client)/1e6, float64(m.Wire)/1e6, float64(m.Error())/1e6, float64(r.ReadLag)/1e6)
+		if *verbose {
+			w := sent[m.ID]
+			fmt.Print("    wire data packets (ms after the request):")
+			for _, d := range w.Data {
+				fmt.Printf(" %.3f", float64(d.Sub(w.Sent))/1e6)
+			}
+			fmt.Print("\n    client chunks (ms after start):")
+			for _, c := range r.Chunks[:min(len(r.Chunks), len(w.Data))] {
+				fmt.Printf(" %.3f", float64(c-r.Start)/1e6)
+			}
+			fmt.Println()
+		}
+	}
+	fmt.Println("largest errors:")
+	for _, m := range matches[:min(worst, len(matches))] {
+		show(m)
+	}
+	fmt.Println("most negative errors:")
+	for _, m := range matches[max(0, len(matches)-worst):] {
+		show(m)
+	}
+	return nil
+}

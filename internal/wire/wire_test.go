@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+)
+
+// capture builds a nanosecond pcap of Ethernet frames.
+type capture struct{ bytes.Buffer }
+
+func newCapture() *capture {
+	c := &capture{}
+	var h [24]byte
+	binary.LittleEndian.PutUint32(h[0:4], 0xa1b23c4d)
+	binary.LittleEndian.PutUint16(h[4:6], 2)
+	binary.LittleEndian.PutUint16(h[6:8], 4)
+	binary.LittleEndian.PutUint32(h[16:20], 65535)
+	binary.LittleEndian.PutUint32(h[20:24], linkEthernet)
+	c.Write(h[:])
+	return c
+}
+
+// packet adds a TCP segment from port sport to dport carrying payload,
+// captured at ms milliseconds.
+func (c *capture) packet(ms float64, sport, dport uint16, payload string) {
+	ip := make([]byte, 20+20+len(payload))
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:4], uint16(len(ip)))
+	ip[9] = 6
+	copy(ip[12:16], []byte{127, 0, 0, 1})
+	copy(ip[16:20], []byte{127, 0, 0, 1})
+	tcp := ip[20:]
+	binary.BigEndian.PutUint16(tcp[0:2], sport)
+	binary.BigEndian.PutUint16(tcp[2:4], dport)
+	tcp[12] = 5 << 4
+	copy(tcp[20:], payload)
+	frame := append(make([]byte, 12), 0x08, 0x00)
+	frame = append(frame, ip...)
+	ns := int64(ms * 1e6)
+	var rec [16]byte
+	binary.LittleEndian.PutUint32(rec[0:4], uint32(1700000000+ns/1e9))
+	binary.LittleEndian.PutUint32(rec[4:8], uint32(ns%1e9))
+	binary.LittleEndian.PutUint32(rec[8:12], uint32(len(frame)))
+	binary.LittleEndian.PutUint32(rec[12:16], uint32(len(frame)))
+	c.Write(rec[:])
+	c.Write(frame)
+}
+
+func TestRead(t *testing.T) {
+	const server = 9000
+	c := newCapture()
+	// Two requests, one after the other on one keep-alive connection, and
+	// one on another connection with no data in its answer.
+	c.packet(0, 40000, server, "POST /v1/completions HTTP/1.1\r\nHost: h\r\nX-Request-Id: r-0\r\n\r\n{}")
+	c.packet(0.2, server, 40000, "HTTP/1.1 200 OK\r\n\r\n")
+	c.packet(50, server, 40000, "2a\r\ndata: {\"a\":1}\r\n")
+	c.packet(60, server, 40000, "2a\r\ndata: {\"a\":2}\r\n")
+	c.packet(70, 40000, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-1\r\n\r\n")
+	c.packet(71, 40001, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-2\r\n\r\n")
+	c.packet(72, 40001, server, "HTTP/1.1 500 Internal Server Error\r\n\r\n")
+	c.packet(125.5, server, 40000, "data: {\"b\":1}\n\n")
+	c.packet(126, 41000, 9999, "POST / HTTP/1.1\r\nx-request-id: other-port\r\n\r\n")
+	got, err := Read(&c.Buffer, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id         string
+		ttft       time.Duration
+		dataPoints int
+	}{
+		{"r-0", 50 * time.Millisecond, 2},
+		{"r-1", 55500 * time.Microsecond, 1},
+		{"r-2", 0, 0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d requests %+v, want %d", len(got), got, len(want))
+	}
+	for i, w := range want {
+		if got[i].ID != w.id || got[i].TTFT() != w.ttft || len(got[i].Data) != w.dataPoints {
+			t.Errorf("request %d = %s, TTFT %v, %d data packets; want %s, %v, %d", i, got[i].ID, got[i].TTFT(), len(got[i].Data), w.id, w.ttft, w.dataPoints)
+		}
+	}
+	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
+		return 51 * time.Millisecond, id == "r-0" || id == "r-2"
+	})
+	if len(matches) != 1 || unmatched != 2 || matches[0].Error() != time.Millisecond {
+		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 2 unmatched", matches, unmatched)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"empty", "", "pcap header"},
+		{"pcapng", "\x0a\x0d\x0d\x0a" + strings.Repeat("\x00", 20), "not a pcap file"},
+	} {
+		if _, err := Read(strings.NewReader(tc.data), 80); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	c := newCapture()
+	c.packet(0, 1, 80, "x")
+	b := c.Bytes()
+	if _, err := Read(bytes.NewReader(b[:len(b)-3]), 80); err == nil || !strings.Contains(err.Error(), "pcap record") {
+		t.Errorf("truncated record: error %v", err)
+	}
+}
+
+// FuzzRead checks that no capture makes Read panic or loop.
+func FuzzRead(f *testing.F) {
+	c := newCapture()
+	c.packet(0, 40000, 80, "POST / HTTP/1.1\r\nx-request-id: a\r\n\r\n")
+	c.packet(1, 80, 40000, "data: x\n\n")
+	f.Add(c.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = Read(bytes.NewReader(data), 80)
+	})
+}
