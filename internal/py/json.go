@@ -117,26 +117,98 @@ func (o *Object) All() iter.Seq2[string, any] {
 // as encoding/json has them. For Python's json.dumps text, use Dumps.
 func (o *Object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	b.Grow(256)
+	if err := o.marshalInto(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// marshalInto appends the JSON of o to b (MarshalJSON).
+func (o *Object) marshalInto(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	for i, k := range o.keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := marshalTo(&b, k); err != nil {
-			return nil, err
+		if err := marshalTo(b, k); err != nil {
+			return err
 		}
 		b.WriteByte(':')
-		if err := marshalTo(&b, o.vals[i]); err != nil {
-			return nil, fmt.Errorf("encoding %q: %w", k, err)
+		if err := marshalTo(b, o.vals[i]); err != nil {
+			return fmt.Errorf("encoding %q: %w", k, err)
 		}
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
 }
 
-// marshalTo appends the JSON of v to b without HTML escaping and without
-// the encoder's trailing newline.
+// marshalTo appends the JSON of v to b as encoding/json writes it without
+// HTML escaping, and without the encoder's trailing newline. The values a
+// request payload is made of (strings without characters to escape,
+// integers, finite floats, booleans, nil, Objects, maps with string keys)
+// are written directly, byte for byte as encoding/json would; anything
+// else goes through encoding/json.
 func marshalTo(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+		return nil
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+		return nil
+	case int:
+		b.Grow(20)
+		b.Write(strconv.AppendInt(b.AvailableBuffer(), int64(x), 10))
+		return nil
+	case int64:
+		b.Grow(20)
+		b.Write(strconv.AppendInt(b.AvailableBuffer(), x, 10))
+		return nil
+	case string:
+		b.Grow(len(x) + 2)
+		if out, ok := appendPlainString(b.AvailableBuffer(), x); ok {
+			b.Write(out)
+			return nil
+		}
+	case float64:
+		b.Grow(32)
+		if out, ok := appendGoJSONFloat(b.AvailableBuffer(), x); ok {
+			b.Write(out)
+			return nil
+		}
+	case *Object:
+		if x != nil {
+			return x.marshalInto(b)
+		}
+	case map[string]any:
+		if x != nil {
+			b.WriteByte('{')
+			keys := make([]string, 0, 8)
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if err := marshalTo(b, k); err != nil {
+					return err
+				}
+				b.WriteByte(':')
+				if err := marshalTo(b, x[k]); err != nil {
+					return err
+				}
+			}
+			b.WriteByte('}')
+			return nil
+		}
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -144,6 +216,50 @@ func marshalTo(b *bytes.Buffer, v any) error {
 	}
 	b.Truncate(b.Len() - 1)
 	return nil
+}
+
+// appendPlainString appends s quoted, when encoding/json would write it
+// so: valid UTF-8 with no control character, quote, backslash, U+2028 or
+// U+2029 (ok false otherwise, and b unchanged).
+func appendPlainString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return b, false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return b, false
+		}
+		i += size
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
+
+// appendGoJSONFloat appends f as encoding/json writes a float64: the
+// shortest decimal that reads back as f, in exponent form below 1e-6 and
+// from 1e21 on (with a one-digit negative exponent unpadded). ok is false
+// for NaN and infinities, which JSON cannot hold.
+func appendGoJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b, true
 }
 
 // Dumps encodes v as Python's json.dumps(v) does with its default
