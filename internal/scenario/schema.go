@@ -70,11 +70,11 @@ func loadSchema() (*compiledSchema, error) {
 // file declares its section, e.g. "#Dataset: toy?: {path: string}".
 // Tests that call it must not run in parallel with tests that load
 // scenarios.
-func ExtendSchemaForTest(name string, cue []byte) (restore func()) {
+func ExtendSchemaForTest(name string, src []byte) (restore func()) {
 	schemaLoad.Lock()
 	defer schemaLoad.Unlock()
 	prevLoad, prevExtra := schemaLoad.load, schemaLoad.extra
-	extra := append(slices.Clip(prevExtra), schemaFile{name: name, data: cue})
+	extra := append(slices.Clip(prevExtra), schemaFile{name: name, data: src})
 	schemaLoad.load, schemaLoad.extra = sync.OnceValues(func() (*compiledSchema, error) { return compileSchema(extra) }), extra
 	return func() {
 		schemaLoad.Lock()
