@@ -154,8 +154,14 @@ func tcpPayload(pkt []byte, link uint32, serverPort uint16) (key [12]byte, toSer
 	}
 	ihl := int(pkt[0]&0x0f) * 4
 	total := int(binary.BigEndian.Uint16(pkt[2:4]))
-	if ihl < 20 || total < ihl || total > len(pkt) {
+	if ihl < 20 || total < ihl || ihl > len(pkt) {
 		return key, false, nil, false
+	}
+	// A capture with a snapshot length keeps only the start of a long
+	// packet (and a segmentation-offloaded one may say 0): its headers are
+	// enough.
+	if total > len(pkt) || total == 0 {
+		total = len(pkt)
 	}
 	src, dst := pkt[12:16], pkt[16:20]
 	tcp := pkt[ihl:total]

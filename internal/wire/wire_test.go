@@ -49,6 +49,18 @@ func (c *capture) packet(ms float64, sport, dport uint16, payload string) {
 	c.Write(frame)
 }
 
+// truncated adds a packet as a capture with a snapshot length keeps it:
+// only its first keep bytes of payload, its IP length still the whole.
+func (c *capture) truncated(ms float64, sport, dport uint16, payload string, keep int) {
+	var full capture
+	full.packet(ms, sport, dport, payload)
+	rec := full.Bytes()
+	frame := rec[16 : 16+14+40+keep]
+	binary.LittleEndian.PutUint32(rec[8:12], uint32(len(frame)))
+	c.Write(rec[:16])
+	c.Write(frame)
+}
+
 func TestRead(t *testing.T) {
 	const server = 9000
 	c := newCapture()
@@ -63,6 +75,7 @@ func TestRead(t *testing.T) {
 	c.packet(72, 40001, server, "HTTP/1.1 500 Internal Server Error\r\n\r\n")
 	c.packet(125.5, server, 40000, "data: {\"b\":1}\n\n")
 	c.packet(126, 41000, 9999, "POST / HTTP/1.1\r\nx-request-id: other-port\r\n\r\n")
+	c.truncated(127, 40002, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-3\r\n\r\n{\"prompt\": \"long\"}", 52)
 	got, err := Read(&c.Buffer, server)
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +88,7 @@ func TestRead(t *testing.T) {
 		{"r-0", 50 * time.Millisecond, 2},
 		{"r-1", 55500 * time.Microsecond, 1},
 		{"r-2", 0, 0},
+		{"r-3", 0, 0},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d requests %+v, want %d", len(got), got, len(want))
@@ -87,8 +101,8 @@ func TestRead(t *testing.T) {
 	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
 		return 51 * time.Millisecond, id == "r-0" || id == "r-2"
 	})
-	if len(matches) != 1 || unmatched != 2 || matches[0].Error() != time.Millisecond {
-		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 2 unmatched", matches, unmatched)
+	if len(matches) != 1 || unmatched != 3 || matches[0].Error() != time.Millisecond {
+		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 3 unmatched", matches, unmatched)
 	}
 }
 
