@@ -110,7 +110,8 @@ func randomMemory(spec scenario.Dataset, _ int) MemoryEstimate {
 const randomChunk = 1024
 
 // Requests makes the requests a chunk at a time as they are pulled (see
-// randomGen), the fix-ups of a chunk on every core. vLLM's warnings about
+// randomGen), the fix-ups of a chunk on as many cores as env allows
+// (Env.Workers: one once a run's clock has started). vLLM's warnings about
 // prompts whose re-encoding kept a different length sum over every
 // prompt, so they are printed when the last request has been made.
 func (s randomSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
@@ -126,7 +127,7 @@ func (s randomSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, 
 				yield(Request{}, err)
 				return
 			}
-			chunk, err := g.next(randomChunk, runtime.GOMAXPROCS(0))
+			chunk, err := g.next(randomChunk, env.workers())
 			if err != nil {
 				yield(Request{}, err)
 				return

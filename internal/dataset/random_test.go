@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
@@ -426,5 +428,32 @@ func TestRandomChunksEqualWhole(t *testing.T) {
 				t.Errorf("%+v in chunks of %d: requests differ from Random's", spec, chunk)
 			}
 		}
+	}
+}
+
+// The random kind asks Env.Workers before each chunk it makes, and makes
+// the same requests on one goroutine as on every core.
+func TestRandomWorkers(t *testing.T) {
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := scenario.Dataset{Name: "random", Spec: &RandomSpec{InputLen: 10, OutputLen: 4}}
+	n := 2*randomChunk + 5
+	build := func(workers func() int) []Request {
+		t.Helper()
+		reqs, err := Build(context.Background(), spec, Env{Tokenizer: tok, Seed: 3, NumPrompts: n, IDPrefix: "w-", Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reqs
+	}
+	asked := 0
+	one := build(func() int { asked++; return 1 })
+	if asked != 3 {
+		t.Errorf("Workers asked %d times for %d requests in chunks of %d, want 3", asked, n, randomChunk)
+	}
+	if all := build(nil); !reflect.DeepEqual(one, all) {
+		t.Error("the requests made on one goroutine differ from those made on every core")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +67,20 @@ type Env struct {
 	// candidates counted (vbench dataset prints it); kinds that do not
 	// filter leave it alone.
 	Counts *Counts
+	// Workers, when not nil, says how many goroutines a kind that makes
+	// its requests as they are pulled may use for the next ones: a run
+	// lets it use every core before its clock starts and one after, so
+	// that making requests does not take the cores the run's timing
+	// needs. Nil means every core (GOMAXPROCS).
+	Workers func() int
+}
+
+// workers is how many goroutines the kind may use now (Env.Workers).
+func (e Env) workers() int {
+	if e.Workers != nil {
+		return max(1, e.Workers())
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Counts is what a kind that filters its candidates (conversations,

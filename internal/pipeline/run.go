@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbench/vbench/internal/backend"
@@ -145,6 +146,9 @@ type preparedRun struct {
 	// closers release the stages (the client, the built-in simulator), in
 	// reverse order.
 	closers []func()
+	// clockStarted is set when the window is full and the run's clock is
+	// about to start (see openDataset).
+	clockStarted atomic.Bool
 }
 
 // close releases the run's stages.
@@ -193,7 +197,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	}
 
 	pyGlobal := pyGlobalRandom(sc.Seed)
-	stream, err := openDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush)
+	stream, err := openDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush, &pr.clockStarted)
 	if errors.Is(err, dataset.ErrInput) {
 		held.drop()
 		return nil, InputError(err)
@@ -348,6 +352,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	pr.datasetLog.holding = true
 	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
 	pr.window.wait(ctx)
+	// From here the dataset makes its requests on one core: making them
+	// in bursts on every core would delay the reads the run times.
+	pr.clockStarted.Store(true)
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
@@ -463,12 +470,20 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // openDataset opens the scenario's dataset through its registry entry,
 // which may align the prompts with the server's tokenizer as vLLM does;
 // beforeServer is called before the server's tokenizer is first asked for.
-func openDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func()) (*dataset.Stream, error) {
+// The stream makes its requests on one core once clockStarted is set.
+func openDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func(), clockStarted *atomic.Bool) (*dataset.Stream, error) {
 	server := alignServer(tgt, env)
-	return dataset.Open(ctx, sc.Dataset, datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
+	denv := datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
 		beforeServer()
 		return server()
-	}, env.observer()))
+	}, env.observer())
+	denv.Workers = func() int {
+		if clockStarted.Load() {
+			return 1
+		}
+		return runtime.GOMAXPROCS(0)
+	}
+	return dataset.Open(ctx, sc.Dataset, denv)
 }
 
 // readyCheck sends request 0 until it succeeds, retrying every 5 s for up
