@@ -147,7 +147,7 @@ type preparedRun struct {
 	// reverse order.
 	closers []func()
 	// clockStarted is set when the window is full and the run's clock is
-	// about to start (see openDataset).
+	// about to start (see datasetWorkers); window is set before it.
 	clockStarted atomic.Bool
 }
 
@@ -197,7 +197,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	}
 
 	pyGlobal := pyGlobalRandom(sc.Seed)
-	stream, err := openDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush, &pr.clockStarted)
+	stream, err := openDataset(ctx, sc, tok, tgt, env, pyGlobal, held.flush, pr.datasetWorkers)
 	if errors.Is(err, dataset.ErrInput) {
 		held.drop()
 		return nil, InputError(err)
@@ -352,8 +352,8 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	pr.datasetLog.holding = true
 	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
 	pr.window.wait(ctx)
-	// From here the dataset makes its requests on one core: making them
-	// in bursts on every core would delay the reads the run times.
+	// From here the dataset makes its requests on one core while the
+	// window is well ahead (see datasetWorkers).
 	pr.clockStarted.Store(true)
 	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
@@ -470,20 +470,28 @@ func scheduleSpec(sc *scenario.Scenario) schedule.Spec {
 // openDataset opens the scenario's dataset through its registry entry,
 // which may align the prompts with the server's tokenizer as vLLM does;
 // beforeServer is called before the server's tokenizer is first asked for.
-// The stream makes its requests on one core once clockStarted is set.
-func openDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func(), clockStarted *atomic.Bool) (*dataset.Stream, error) {
+// workers says how many cores the stream may use to make requests
+// (dataset.Env.Workers).
+func openDataset(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, tgt *target, env Env, pyGlobal *numpy.PyRandom, beforeServer func(), workers func() int) (*dataset.Stream, error) {
 	server := alignServer(tgt, env)
 	denv := datasetEnv(sc, tok, pyGlobal, requestIDPrefix(sc), func() (dataset.ServerTokenizer, error) {
 		beforeServer()
 		return server()
 	}, env.observer())
-	denv.Workers = func() int {
-		if clockStarted.Load() {
-			return 1
-		}
+	denv.Workers = workers
+	return dataset.Open(ctx, sc.Dataset, denv)
+}
+
+// datasetWorkers is how many cores the dataset may use to make its next
+// requests (dataset.Env.Workers): every core before the run's clock
+// starts, and while the window runs low (the run is then waiting for
+// requests to be made); otherwise one, so that making requests in bursts
+// on every core does not delay the reads the run times.
+func (pr *preparedRun) datasetWorkers() int {
+	if !pr.clockStarted.Load() || pr.window.low() {
 		return runtime.GOMAXPROCS(0)
 	}
-	return dataset.Open(ctx, sc.Dataset, denv)
+	return 1
 }
 
 // readyCheck sends request 0 until it succeeds, retrying every 5 s for up

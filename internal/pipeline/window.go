@@ -87,6 +87,10 @@ func (w *window) wait(ctx context.Context) {
 	}
 }
 
+// low reports whether fewer than a quarter of the window's payloads are
+// ready: the dispatcher is catching up with the rendering.
+func (w *window) low() bool { return len(w.ch) < windowSize/4 }
+
 // take returns the next payload, in request order; nil when rendering
 // failed (see err).
 func (w *window) take(int) *backend.Prepared { return <-w.ch }
