@@ -87,6 +87,33 @@ func run(capture, records string, port uint16, worst int) error {
 	fmt.Printf("%d requests matched (%d in the capture, %d records, %d unmatched)\n", len(matches), len(reqs), len(recs), unmatched)
 	fmt.Printf("client TTFT minus wire TTFT (ms): mean %+.3f, min %+.3f, p50 %+.3f, p90 %+.3f, p99 %+.3f, max %+.3f\n",
 		sum/float64(len(errs)), errs[0], q(0.5), q(0.9), q(0.99), errs[len(errs)-1])
+	// Every token's time: chunk k against the wire's event k, both from
+	// the request's start (the trailing usage and [DONE] events have no
+	// chunk).
+	var tokens []float64
+	for _, w := range reqs {
+		r := byID[w.ID]
+		if r == nil || !r.Success {
+			continue
+		}
+		for k := range min(len(r.Chunks), len(w.Events)) {
+			tokens = append(tokens, float64((r.Chunks[k]-r.Start)-w.Events[k].Sub(w.Sent))/1e6)
+		}
+	}
+	if len(tokens) > 0 {
+		slices.Sort(tokens)
+		within := 0
+		tsum := 0.0
+		for _, e := range tokens {
+			tsum += e
+			if e > -0.1 && e < 0.1 {
+				within++
+			}
+		}
+		tq := func(p float64) float64 { return tokens[min(len(tokens)-1, int(p*float64(len(tokens))))] }
+		fmt.Printf("every token's time, client minus wire (ms, %d tokens): mean %+.3f, p50 %+.3f, p99 %+.3f, max %+.3f; %.1f %% within 0.1 ms\n",
+			len(tokens), tsum/float64(len(tokens)), tq(0.5), tq(0.99), tokens[len(tokens)-1], 100*float64(within)/float64(len(tokens)))
+	}
 	bounds := []float64{-5, -1, -0.1, 0.1, 1, 5, 15, 25}
 	counts := make([]int, len(bounds)+1)
 	for _, e := range errs {
@@ -116,12 +143,13 @@ func run(capture, records string, port uint16, worst int) error {
 			m.ID, float64(m.Client)/1e6, float64(m.Wire)/1e6, float64(m.Error())/1e6, float64(r.ReadLag)/1e6)
 		if *verbose {
 			w := sent[m.ID]
-			fmt.Print("    wire data packets (ms after the request):")
-			for _, d := range w.Data {
+			k := min(len(w.Events), len(r.Chunks), 8)
+			fmt.Print("    wire events (ms after the request):")
+			for _, d := range w.Events[:k] {
 				fmt.Printf(" %.3f", float64(d.Sub(w.Sent))/1e6)
 			}
 			fmt.Print("\n    client chunks (ms after start):")
-			for _, c := range r.Chunks[:min(len(r.Chunks), len(w.Data))] {
+			for _, c := range r.Chunks[:k] {
 				fmt.Printf(" %.3f", float64(c-r.Start)/1e6)
 			}
 			fmt.Println()

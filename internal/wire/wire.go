@@ -25,13 +25,12 @@ type Request struct {
 	// FirstData is the capture time of the first server packet after it,
 	// on its connection, that carries an SSE "data:" line; zero when none.
 	FirstData time.Time
-	// Data are the capture times of the first server packets that carry
-	// "data:" lines (up to maxData), FirstData first.
-	Data []time.Time
+	// Events are the capture times of the response's SSE "data:" lines,
+	// in order: a packet that carries several gives each its time. (A
+	// capture whose snapshot length cuts a packet short misses the lines
+	// past the cut.)
+	Events []time.Time
 }
-
-// maxData is how many data packets a Request keeps the times of.
-const maxData = 8
 
 // TTFT is the time to first token on the wire, or 0 when there was no data.
 func (r Request) TTFT() time.Duration {
@@ -118,11 +117,14 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			}
 			continue
 		}
-		if c.cur >= 0 && len(reqs[c.cur].Data) < maxData && bytes.Contains(payload, []byte("data:")) {
-			if reqs[c.cur].FirstData.IsZero() {
-				reqs[c.cur].FirstData = ts
+		if n := bytes.Count(payload, []byte("data:")); c.cur >= 0 && n > 0 {
+			r := &reqs[c.cur]
+			if r.FirstData.IsZero() {
+				r.FirstData = ts
 			}
-			reqs[c.cur].Data = append(reqs[c.cur].Data, ts)
+			for range n {
+				r.Events = append(r.Events, ts)
+			}
 		}
 	}
 }

@@ -69,7 +69,7 @@ func TestRead(t *testing.T) {
 	c.packet(0, 40000, server, "POST /v1/completions HTTP/1.1\r\nHost: h\r\nX-Request-Id: r-0\r\n\r\n{}")
 	c.packet(0.2, server, 40000, "HTTP/1.1 200 OK\r\n\r\n")
 	c.packet(50, server, 40000, "2a\r\ndata: {\"a\":1}\r\n")
-	c.packet(60, server, 40000, "2a\r\ndata: {\"a\":2}\r\n")
+	c.packet(60, server, 40000, "2a\r\ndata: {\"a\":2}\r\n\r\n2a\r\ndata: [DONE]\r\n")
 	c.packet(70, 40000, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-1\r\n\r\n")
 	c.packet(71, 40001, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-2\r\n\r\n")
 	c.packet(72, 40001, server, "HTTP/1.1 500 Internal Server Error\r\n\r\n")
@@ -85,17 +85,20 @@ func TestRead(t *testing.T) {
 		ttft       time.Duration
 		dataPoints int
 	}{
-		{"r-0", 50 * time.Millisecond, 2},
+		{"r-0", 50 * time.Millisecond, 3},
 		{"r-1", 55500 * time.Microsecond, 1},
 		{"r-2", 0, 0},
 		{"r-3", 0, 0},
+	}
+	if len(got) > 0 && len(got[0].Events) == 3 && !got[0].Events[1].Equal(got[0].Events[2]) {
+		t.Errorf("two events in one packet have times %v and %v, want the packet's", got[0].Events[1], got[0].Events[2])
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d requests %+v, want %d", len(got), got, len(want))
 	}
 	for i, w := range want {
-		if got[i].ID != w.id || got[i].TTFT() != w.ttft || len(got[i].Data) != w.dataPoints {
-			t.Errorf("request %d = %s, TTFT %v, %d data packets; want %s, %v, %d", i, got[i].ID, got[i].TTFT(), len(got[i].Data), w.id, w.ttft, w.dataPoints)
+		if got[i].ID != w.id || got[i].TTFT() != w.ttft || len(got[i].Events) != w.dataPoints {
+			t.Errorf("request %d = %s, TTFT %v, %d events; want %s, %v, %d", i, got[i].ID, got[i].TTFT(), len(got[i].Events), w.id, w.ttft, w.dataPoints)
 		}
 	}
 	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
