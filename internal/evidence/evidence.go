@@ -26,13 +26,17 @@ var (
 	evidenceFunc = regexp.MustCompile(`\b(?:Test|Fuzz)[A-Za-z0-9_]+`)
 )
 
-// Check checks that the evidence of every field names files that exist,
-// that every Test or Fuzz function it names is in one of them, and that no
-// field is left without a test ("no test yet"). It runs in the directory
-// of a package directly under internal/.
-func Check(t testing.TB, fields map[string]string) {
+// Check checks that every field is one of the schema's leaves, that its
+// evidence names files that exist, that every Test or Fuzz function it
+// names is in one of them, and that no field is left without a test ("no
+// test yet"). It runs in the directory of a package directly under
+// internal/.
+func Check(t testing.TB, fields map[string]string, leaves []string) {
 	t.Helper()
 	for path, evidence := range fields {
+		if !slices.Contains(leaves, path) {
+			t.Errorf("%s is listed, but it is not a schema field", path)
+		}
 		if strings.Contains(evidence, "no test yet") {
 			t.Errorf("%s: implemented without a test (%s)", path, evidence)
 		}
