@@ -19,7 +19,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// BurstGPTSpec is vLLM's burstgpt dataset.
+// BurstGPTSpec is the burstgpt kind's section of a scenario: vLLM's
+// burstgpt dataset.
 type BurstGPTSpec struct {
 	// Path is the BurstGPT CSV file (--dataset-path).
 	Path string `json:"path"`

@@ -17,7 +17,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// CustomSpec is vLLM's custom JSONL dataset (and its image/audio variants).
+// CustomSpec is the custom kind's section of a scenario: vLLM's custom
+// JSONL dataset (and its image/audio variants).
 type CustomSpec struct {
 	// FileOptions says which file to read and how.
 	FileOptions

@@ -15,8 +15,8 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 )
 
-// HFSpec is vLLM's hf dataset family: a Hugging Face dataset from the
-// Hub or a local directory or file.
+// HFSpec is the hf kind's section of a scenario: vLLM's hf dataset family,
+// a Hugging Face dataset from the Hub or a local directory or file.
 type HFSpec struct {
 	// FileOptions says which file to read and how.
 	FileOptions

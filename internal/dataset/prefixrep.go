@@ -11,7 +11,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// PrefixRepetitionSpec is vLLM's prefix_repetition dataset.
+// PrefixRepetitionSpec is the prefix_repetition kind's section of a
+// scenario: vLLM's prefix_repetition dataset.
 type PrefixRepetitionSpec struct {
 	// PrefixLen is the shared prefix length in tokens
 	// (--prefix-repetition-prefix-len).

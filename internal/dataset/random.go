@@ -36,7 +36,8 @@ func (r *RangeRatio) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(r))
 }
 
-// RandomSpec is vLLM's random dataset (RandomSpec in upstream vllm/benchmarks/datasets/datasets.py).
+// RandomSpec is the random kind's section of a scenario: vLLM's random
+// dataset (RandomDataset in upstream vllm/benchmarks/datasets/datasets.py).
 type RandomSpec struct {
 	// InputLen is the target prompt length in tokens (--random-input-len).
 	InputLen int `json:"input_len"`

@@ -21,7 +21,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// ShareGPTSpec is vLLM's sharegpt dataset.
+// ShareGPTSpec is the sharegpt kind's section of a scenario: vLLM's
+// sharegpt dataset.
 type ShareGPTSpec struct {
 	// FileOptions says which file to read and how.
 	FileOptions

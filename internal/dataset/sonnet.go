@@ -23,7 +23,8 @@ import (
 //go:embed sonnet.txt
 var sonnetText string
 
-// SonnetSpec is vLLM's (deprecated) sonnet dataset.
+// SonnetSpec is the sonnet kind's section of a scenario: vLLM's
+// (deprecated) sonnet dataset.
 type SonnetSpec struct {
 	// Path is the text file of lines (--dataset-path); "" reads vLLM's
 	// benchmarks/sonnet.txt, which vbench embeds.

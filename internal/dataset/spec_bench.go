@@ -13,7 +13,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// SpecBenchSpec is vLLM's spec_bench dataset.
+// SpecBenchSpec is the spec_bench kind's section of a scenario: vLLM's
+// spec_bench dataset.
 type SpecBenchSpec struct {
 	// FileOptions says which file to read and how.
 	FileOptions

@@ -17,7 +17,8 @@ import (
 	"github.com/vbench/vbench/internal/tokenizer"
 )
 
-// SpeedBenchSpec is vLLM's speed_bench dataset.
+// SpeedBenchSpec is the speed_bench kind's section of a scenario: vLLM's
+// speed_bench dataset.
 type SpeedBenchSpec struct {
 	// FileOptions says which file to read and how.
 	FileOptions

@@ -20,7 +20,8 @@ import (
 	"github.com/vbench/vbench/internal/scenario"
 )
 
-// TimedTraceSpec is vLLM's timed_trace dataset.
+// TimedTraceSpec is the timed_trace kind's section of a scenario: vLLM's
+// timed_trace dataset.
 type TimedTraceSpec struct {
 	// Path is the JSONL trace (--dataset-path).
 	Path string `json:"path"`
