@@ -77,16 +77,13 @@ func run(capture, records string, port uint16, worst int) error {
 		return fmt.Errorf("no request is in both the capture (%d requests) and the records (%d)", len(reqs), len(recs))
 	}
 	errs := make([]float64, len(matches))
-	sum := 0.0
 	for i, m := range matches {
 		errs[i] = float64(m.Error()) / 1e6
-		sum += errs[i]
 	}
-	slices.Sort(errs)
-	q := func(p float64) float64 { return errs[min(len(errs)-1, int(p*float64(len(errs))))] }
+	e := summarize(errs)
 	fmt.Printf("%d requests matched (%d in the capture, %d records, %d unmatched)\n", len(matches), len(reqs), len(recs), unmatched)
 	fmt.Printf("client TTFT minus wire TTFT (ms): mean %+.3f, min %+.3f, p50 %+.3f, p90 %+.3f, p99 %+.3f, max %+.3f\n",
-		sum/float64(len(errs)), errs[0], q(0.5), q(0.9), q(0.99), errs[len(errs)-1])
+		e.mean, errs[0], e.q(0.5), e.q(0.9), e.q(0.99), errs[len(errs)-1])
 	// Every token's time: chunk k against the wire's event k, both from
 	// the request's start (the trailing usage and [DONE] events have no
 	// chunk).
@@ -101,18 +98,9 @@ func run(capture, records string, port uint16, worst int) error {
 		}
 	}
 	if len(tokens) > 0 {
-		slices.Sort(tokens)
-		within := 0
-		tsum := 0.0
-		for _, e := range tokens {
-			tsum += e
-			if e > -0.1 && e < 0.1 {
-				within++
-			}
-		}
-		tq := func(p float64) float64 { return tokens[min(len(tokens)-1, int(p*float64(len(tokens))))] }
+		t := summarize(tokens)
 		fmt.Printf("every token's time, client minus wire (ms, %d tokens): mean %+.3f, p50 %+.3f, p99 %+.3f, max %+.3f; %.1f %% within 0.1 ms\n",
-			len(tokens), tsum/float64(len(tokens)), tq(0.5), tq(0.99), tokens[len(tokens)-1], 100*float64(within)/float64(len(tokens)))
+			len(tokens), t.mean, t.q(0.5), t.q(0.99), tokens[len(tokens)-1], 100*t.within)
 	}
 	bounds := []float64{-5, -1, -0.1, 0.1, 1, 5, 15, 25}
 	counts := make([]int, len(bounds)+1)
@@ -164,4 +152,32 @@ func run(capture, records string, port uint16, worst int) error {
 		show(m)
 	}
 	return nil
+}
+
+// summary is the distribution of errors in milliseconds, sorted.
+type summary struct {
+	sorted []float64
+	mean   float64
+	within float64 // the share within ±0.1 ms
+}
+
+// summarize sorts errs in place and summarizes them; errs is not empty.
+func summarize(errs []float64) summary {
+	slices.Sort(errs)
+	s := summary{sorted: errs}
+	n := 0
+	for _, e := range errs {
+		s.mean += e
+		if e > -0.1 && e < 0.1 {
+			n++
+		}
+	}
+	s.mean /= float64(len(errs))
+	s.within = float64(n) / float64(len(errs))
+	return s
+}
+
+// q is the p quantile (the element at rank p·n).
+func (s summary) q(p float64) float64 {
+	return s.sorted[min(len(s.sorted)-1, int(p*float64(len(s.sorted))))]
 }

@@ -62,9 +62,9 @@ type jcontainer struct {
 // jlazy is where a lazy container's JSON text is in its document, which
 // is validated only as it is read (each, materialize).
 type jlazy struct {
-	data       []byte
-	src        string
-	start, end int // the container's brackets are data[start] and data[end-1]
+	data  []byte
+	src   string
+	start int // the container's opening bracket is data[start]
 	// n is the number of elements, counted from the commas (exact for
 	// valid JSON), for readers to size what they build.
 	n int
@@ -570,7 +570,7 @@ func (p *jparser) member(key string, depth int) (jvalue, error) {
 	if err != nil {
 		return jvalue{}, err
 	}
-	return jvalue{kind: kind, c: &jcontainer{lazy: &jlazy{data: p.data, src: p.src, start: start, end: p.pos, n: n}}}, nil
+	return jvalue{kind: kind, c: &jcontainer{lazy: &jlazy{data: p.data, src: p.src, start: start, n: n}}}, nil
 }
 
 // skipBalanced moves past the object or array at p.pos to its matching
