@@ -35,6 +35,7 @@ const (
 	fSendLag // nanoseconds
 	fReadLag // nanoseconds
 	fCount   // the client tokenizer's count of the text, plus one (0: not counted)
+	fSeqs    // a pooling request's input sequences
 	rowFields
 	rowSize = 8 * rowFields
 )
@@ -272,6 +273,7 @@ func (a *Accumulator) fill(r *row, o *Outcome) {
 	}
 	r[fPromptLen] = uint64(o.PromptLen)
 	r[fOutputTokens] = uint64(o.OutputTokens)
+	r[fSeqs] = uint64(o.InputSequences)
 	r.setF(fTTFT, o.TTFT)
 	r.setF(fLatency, o.Latency)
 	r.setF(fStart, o.StartTime)
@@ -347,7 +349,7 @@ func (a *Accumulator) each(texts bool, errp *error) iter.Seq2[*Outcome, *row] {
 				continue
 			}
 			o = Outcome{Success: r.has(flagSuccess), PromptLen: int(r[fPromptLen]), OutputTokens: int(r[fOutputTokens]),
-				TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
+				InputSequences: int(r[fSeqs]), TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
 			if n := int(r[fITLN]); n > 0 {
 				raw, err := itls.at(8*int64(r[fITLOff]), 8*n)
 				if err != nil {
@@ -475,7 +477,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		return nil, err
 	}
 	opt := a.opt
-	s := &Summary{Duration: dur, HasTokenizer: opt.CountTokens != nil}
+	s := &Summary{Duration: dur, HasTokenizer: opt.CountTokens != nil, Pooling: opt.Pooling}
 	var cols []*column
 	newCol := func() *column {
 		c, err := newColumn(opt.SpillDir)
@@ -517,6 +519,17 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 			if len(s.FailureErrors) < maxFailureErrors {
 				s.FailureErrors = append(s.FailureErrors, o.Error)
 			}
+		} else if opt.Pooling {
+			s.TotalInput += o.PromptLen
+			s.TotalInputSequences += o.InputSequences
+			e2els.add(o.Latency)
+			queues.add(o.QueueTime)
+			e2elsQueue.add(o.Latency + o.QueueTime)
+			starts.add(o.StartTime)
+			ends.add(o.StartTime + o.Latency)
+			t0 = min(t0, o.StartTime)
+			maxEnd = max(maxEnd, o.StartTime+o.Latency)
+			s.Completed++
 		} else {
 			outLen = outputLenOf(r, s.HasTokenizer)
 			s.TotalOutput += outLen
@@ -554,6 +567,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 	}
 
 	s.RequestThroughput = float64(s.Completed) / dur
+	s.InputSequenceThroughput = float64(s.TotalInputSequences) / dur
 	s.OutputThroughput = float64(s.TotalOutput) / dur
 	s.TotalTokenThroughput = float64(s.TotalInput+s.TotalOutput) / dur
 	if len(opt.Goodput) > 0 {
@@ -583,7 +597,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		if !ok || !slices.Contains(opt.PercentileMetrics, name) {
 			continue
 		}
-		if !s.HasTokenizer && (name == TTFT || name == TPOT || name == ITL) {
+		if (!s.HasTokenizer || opt.Pooling) && (name == TTFT || name == TPOT || name == ITL) {
 			continue
 		}
 		st, err := c.describe(name, opt.Percentiles)
@@ -592,7 +606,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		}
 		s.Metrics = append(s.Metrics, st)
 	}
-	if opt.SteadyState != nil {
+	if opt.SteadyState != nil && !opt.Pooling {
 		if s.SteadyState, err = a.steady(dur, t0, maxEnd, starts, ends, s.HasTokenizer, newCol); err != nil {
 			return nil, err
 		}
@@ -733,7 +747,7 @@ func (a *Accumulator) Arrays(s *Summary, detailed bool) error {
 			continue
 		}
 		outLen := 0
-		if o.Success {
+		if o.Success && !s.Pooling {
 			outLen = outputLenOf(r, s.HasTokenizer)
 		}
 		s.InputLens = append(s.InputLens, o.PromptLen)

@@ -60,6 +60,12 @@ type Options struct {
 	// (Accumulator.TokenAccounting): every success's text is counted with
 	// CountTokens, after the run.
 	AccountTokens bool
+	// Pooling makes the summary vLLM's pooling one
+	// (calculate_metrics_for_embeddings): successes count their prompt
+	// tokens and input sequences and nothing is generated, so only the
+	// E2EL and client-queue metrics apply, whatever PercentileMetrics
+	// selects.
+	Pooling bool
 	// SpillDir is the directory an Accumulator keeps the run's
 	// per-request figures in (in unlinked files); "" keeps them in memory.
 	SpillDir string
@@ -75,6 +81,9 @@ type Outcome struct {
 	PromptLen int
 	// OutputTokens is usage.completion_tokens, or 0 when not reported.
 	OutputTokens int
+	// InputSequences is a pooling request's number of inputs (vLLM's
+	// num_input_sequences).
+	InputSequences int
 	// GeneratedText is the concatenated generated text.
 	GeneratedText string
 	// TTFT is the time to first token (0 when no chunk arrived).
@@ -103,14 +112,15 @@ type Outcome struct {
 // within about 1e-13 s.
 func FromRecord(r *record.Record) Outcome {
 	o := Outcome{
-		Success:      r.Success,
-		PromptLen:    r.PromptLen,
-		OutputTokens: r.OutputTokens,
-		TTFT:         r.TTFT(),
-		ITLs:         r.ITLs(),
-		StartTime:    r.Start.Seconds(),
-		QueueTime:    r.ClientQueueTime(),
-		Error:        r.Error,
+		Success:        r.Success,
+		PromptLen:      r.PromptLen,
+		OutputTokens:   r.OutputTokens,
+		InputSequences: r.InputSequences,
+		TTFT:           r.TTFT(),
+		ITLs:           r.ITLs(),
+		StartTime:      r.Start.Seconds(),
+		QueueTime:      r.ClientQueueTime(),
+		Error:          r.Error,
 	}
 	if r.Success {
 		o.Latency = r.Latency()
@@ -159,9 +169,13 @@ func Describe(name string, values []float64, percentiles []float64) MetricStats 
 	return st
 }
 
-// Summary is vLLM's generation benchmark summary plus the per-request
-// arrays its result JSON carries.
+// Summary is vLLM's benchmark summary (generation or, with Pooling, its
+// pooling one) plus the per-request arrays its result JSON carries.
 type Summary struct {
+	// Pooling marks the summary of a pooling run (Options.Pooling): it has
+	// no output figures, and its result JSON and console block are vLLM's
+	// pooling ones.
+	Pooling bool
 	// Duration is the benchmark duration in seconds.
 	Duration float64
 	// Completed and Failed count successful and failed requests.
@@ -171,6 +185,11 @@ type Summary struct {
 	TotalInput int
 	// TotalOutput is the sum of OutputLens (failures count 0).
 	TotalOutput int
+	// TotalInputSequences is the sum of a pooling run's successes' input
+	// sequences.
+	TotalInputSequences int
+	// InputSequenceThroughput = TotalInputSequences / Duration (pooling).
+	InputSequenceThroughput float64
 	// RequestThroughput = Completed / Duration.
 	RequestThroughput float64
 	// RequestGoodput = good / Duration, where a success is good when each

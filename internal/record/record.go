@@ -47,6 +47,10 @@ type Record struct {
 	OutputTokens int `json:"output_tokens"`
 	// GeneratedText is the concatenated generated text.
 	GeneratedText string `json:"generated_text,omitempty"`
+	// InputSequences is the number of inputs a pooling request carried
+	// (vLLM's num_input_sequences: a batch's length, a rerank request's
+	// documents); 0 for a generation request, where it does not apply.
+	InputSequences int `json:"input_sequences,omitempty"`
 
 	// Success is true when at least one token-bearing message arrived.
 	Success bool `json:"success"`

@@ -103,7 +103,8 @@ func (b *block) header(title string, fill byte) {
 // their trailing spaces; section headers are centred in 50 columns with the
 // odd fill character on the right. Conditional lines follow vLLM: maximum
 // concurrency when set, the configured rate when finite, token lines only
-// with a tokenizer, goodput when configured, RTFx when positive, the latency
+// with a tokenizer, goodput when configured, RTFx when positive (a pooling
+// run prints its input throughput in place of the generation lines), the latency
 // sections in metric order (std is not printed), then the probe,
 // diffusion or speculative-decoding sections.
 func WriteConsole(w io.Writer, in ConsoleInput) error {
@@ -120,21 +121,14 @@ func WriteConsole(w io.Writer, in ConsoleInput) error {
 	}
 	b.value(metrics.KeyDuration, s.Duration)
 	b.count(metrics.KeyTotalInputTokens, s.TotalInput)
-	if s.HasTokenizer {
+	if s.HasTokenizer && !s.Pooling {
 		b.count(metrics.KeyTotalOutputTokens, s.TotalOutput)
 	}
 	b.value(metrics.KeyRequestThroughput, s.RequestThroughput)
-	if s.RequestGoodput != nil {
-		b.value(metrics.KeyRequestGoodput, *s.RequestGoodput)
-	}
-	if s.HasTokenizer {
-		b.value(metrics.KeyOutputThroughput, s.OutputThroughput)
-		b.value(metrics.KeyMaxOutputTokensPerS, s.MaxOutputTokensPerS)
-	}
-	// vLLM formats the integer peak with .2f ("64.00").
-	b.value(metrics.KeyMaxConcurrentRequests, float64(s.MaxConcurrentRequests))
-	if s.RTFx > 0 {
-		b.value(metrics.KeyRTFx, s.RTFx)
+	if s.Pooling {
+		b.value(metrics.KeyInputThroughput, s.InputSequenceThroughput)
+	} else {
+		writeGenerationLines(&b, s)
 	}
 	if s.HasTokenizer {
 		b.value(metrics.KeyTotalTokenThroughput, s.TotalTokenThroughput)
@@ -185,6 +179,25 @@ func WriteConsole(w io.Writer, in ConsoleInput) error {
 	b.WriteString(strings.Repeat("=", blockWidth) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGenerationLines writes the lines of a generation run between the
+// request throughput and the total token throughput: goodput when
+// configured, the output throughputs with a tokenizer, the peak
+// concurrency, and RTFx when positive.
+func writeGenerationLines(b *block, s *metrics.Summary) {
+	if s.RequestGoodput != nil {
+		b.value(metrics.KeyRequestGoodput, *s.RequestGoodput)
+	}
+	if s.HasTokenizer {
+		b.value(metrics.KeyOutputThroughput, s.OutputThroughput)
+		b.value(metrics.KeyMaxOutputTokensPerS, s.MaxOutputTokensPerS)
+	}
+	// vLLM formats the integer peak with .2f ("64.00").
+	b.value(metrics.KeyMaxConcurrentRequests, float64(s.MaxConcurrentRequests))
+	if s.RTFx > 0 {
+		b.value(metrics.KeyRTFx, s.RTFx)
+	}
 }
 
 // maxPrintedFailures is how many failure texts vLLM prints.

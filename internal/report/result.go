@@ -96,6 +96,9 @@ var detailKeys = []string{"input_lens", "output_lens", "start_times", "ttfts", "
 //	total_token_throughput, input_lens, output_lens, ttfts, itls, latencies,
 //	start_times, queue_times, generated_texts, errors,
 //	max_output_tokens_per_s, max_concurrent_requests, rtfx,
+//	(a pooling run: duration, completed, total_input_tokens,
+//	total_input_sequences, request_throughput, input_sequence_throughput,
+//	total_token_throughput, input_lens, latencies, queue_times, errors),
 //	[probe_*], [rps_change_events], [spec_decode_*], [diffusion_*],
 //	mean_<m>_ms, median_<m>_ms, std_<m>_ms, p<P>_<m>_ms per metric,
 //	[vbench]
@@ -132,6 +135,52 @@ func BuildResult(in ResultInput) *Object {
 	}
 
 	s := in.Summary
+	if s.Pooling {
+		setPoolingBody(o, s)
+	} else {
+		setGenerationBody(o, s)
+	}
+	setExtras(o, in)
+	for _, m := range s.Metrics {
+		o.Set(metrics.StatKey(metrics.StatMean, m.Name), m.Mean)
+		o.Set(metrics.StatKey(metrics.StatMedian, m.Name), m.Median)
+		o.Set(metrics.StatKey(metrics.StatStd, m.Name), m.Std)
+		for _, p := range m.Percentiles {
+			o.Set(metrics.PercentileKey(p.P, m.Name), p.Value)
+		}
+	}
+	if !in.SaveDetailed {
+		for _, k := range detailKeys {
+			o.Delete(k)
+		}
+	}
+	if in.VBench != nil {
+		o.Delete("vbench")
+		o.Set("vbench", in.VBench)
+	}
+	return o
+}
+
+// setPoolingBody sets vLLM's pooling body: duration, completed,
+// total_input_tokens, total_input_sequences, request_throughput,
+// input_sequence_throughput, total_token_throughput, input_lens,
+// latencies, queue_times, errors (no failed key).
+func setPoolingBody(o *Object, s *metrics.Summary) {
+	o.Set(metrics.KeyDuration, s.Duration)
+	o.Set(metrics.KeyCompleted, s.Completed)
+	o.Set(metrics.KeyTotalInputTokens, s.TotalInput)
+	o.Set(metrics.KeyTotalInputSequences, s.TotalInputSequences)
+	o.Set(metrics.KeyRequestThroughput, s.RequestThroughput)
+	o.Set(metrics.KeyInputThroughput, s.InputSequenceThroughput)
+	o.Set(metrics.KeyTotalTokenThroughput, s.TotalTokenThroughput)
+	o.Set("input_lens", nonNil(s.InputLens))
+	o.Set("latencies", nonNil(s.Latencies))
+	o.Set("queue_times", nonNil(s.QueueTimes))
+	o.Set("errors", nonNil(s.Errors))
+}
+
+// setGenerationBody sets vLLM's generation body, from duration to rtfx.
+func setGenerationBody(o *Object, s *metrics.Summary) {
 	o.Set(metrics.KeyDuration, s.Duration)
 	o.Set(metrics.KeyCompleted, s.Completed)
 	o.Set(metrics.KeyFailed, s.Failed)
@@ -161,7 +210,11 @@ func BuildResult(in ResultInput) *Object {
 	o.Set(metrics.KeyMaxOutputTokensPerS, s.MaxOutputTokensPerS)
 	o.Set(metrics.KeyMaxConcurrentRequests, s.MaxConcurrentRequests)
 	o.Set(metrics.KeyRTFx, s.RTFx)
+}
 
+// setExtras sets the optional keys after the body: probe_*,
+// rps_change_events, spec_decode_* and diffusion_*.
+func setExtras(o *Object, in ResultInput) {
 	if p := in.Probe; p != nil {
 		o.Set(metrics.KeyProbeCompleted, p.Completed)
 		o.Set(metrics.KeyProbeFailed, p.Failed)
@@ -194,24 +247,6 @@ func BuildResult(in ResultInput) *Object {
 		o.Set(metrics.KeyDiffusionDenoisingSteps, d.DenoisingSteps)
 		o.Set(metrics.KeyDiffusionCanvasPositions, d.CanvasPositions)
 	}
-	for _, m := range s.Metrics {
-		o.Set(metrics.StatKey(metrics.StatMean, m.Name), m.Mean)
-		o.Set(metrics.StatKey(metrics.StatMedian, m.Name), m.Median)
-		o.Set(metrics.StatKey(metrics.StatStd, m.Name), m.Std)
-		for _, p := range m.Percentiles {
-			o.Set(metrics.PercentileKey(p.P, m.Name), p.Value)
-		}
-	}
-	if !in.SaveDetailed {
-		for _, k := range detailKeys {
-			o.Delete(k)
-		}
-	}
-	if in.VBench != nil {
-		o.Delete("vbench")
-		o.Set("vbench", in.VBench)
-	}
-	return o
 }
 
 // MarshalResult is BuildResult serialised as Python's json.dump does.
