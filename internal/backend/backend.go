@@ -182,6 +182,8 @@ type Prepared struct {
 	trace     []byte // the rendered traceparent lines, one per attempt (nil: none)
 	promptLen int
 	outputLen int
+	sequences int   // a pooling request's num_input_sequences (0: generation)
+	format    uint8 // a pooling response's body format (formatJSON, ...)
 }
 
 // Prepare builds the payloads of reqs. Doing it before the clock starts
@@ -203,6 +205,9 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
 		p := Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		if sq, ok := c.codec.(sequencer); ok {
+			p.sequences, p.format = sq.Sequences(&reqs[i]), uint8(poolingFormat(&reqs[i], &c.opts))
+		}
 		if withIDs && reqs[i].ID != "" {
 			p.id = reqs[i].ID
 			p.header = c.header.Clone()
@@ -233,6 +238,11 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	rec.RequestID = p.id
 	rec.TraceID = p.traceID
 	rec.PromptLen = p.promptLen
+	if p.sequences > 0 {
+		// vLLM's pooling output starts with prompt_len 0: a failure
+		// reports 0, a success the server's count.
+		rec.PromptLen, rec.InputSequences = 0, p.sequences
+	}
 	if c.kind.Stream {
 		rec.Chunks = make([]time.Duration, 0, p.outputLen+1)
 	} else {
@@ -266,7 +276,12 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 		rec.Error = statusError(resp)
 		return
 	}
-	st := c.startStream(rec)
+	st := c.startStream(rec, p, func() []byte {
+		if v, ok := resp.Header["Metadata"]; ok && len(v) > 0 {
+			return []byte(v[0])
+		}
+		return nil
+	})
 	now = arrivalClock(now, conn, &rec.ReadLag)
 	if c.kind.Stream {
 		c.endStream(&st, readSSE(resp.Body, now, st.message))
@@ -276,14 +291,21 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 }
 
 // startStream returns the stream that folds a 200 response's messages
-// into rec, with a pooled text buffer.
-func (c *Client) startStream(rec *record.Record) stream {
+// into rec, with a pooled text buffer. metadata returns the response's
+// "metadata" header (nil when absent), which a pooling response in
+// encoding_format bytes carries its usage in.
+func (c *Client) startStream(rec *record.Record, p *Prepared, metadata func() []byte) stream {
 	tb := textPool.Get().(*[]byte)
 	what := "SSE message"
 	if !c.kind.Stream {
 		what = "response body"
 	}
-	return stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb, lastByte: c.cfg.LastByte}
+	st := stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb, lastByte: c.cfg.LastByte}
+	if p.format != formatJSON {
+		raw, err := newRawBody(int(p.format), metadata(), p.promptLen)
+		st.codec, st.err = raw, err
+	}
+	return st
 }
 
 // endStream completes rec once the body is read; err is the read error.
@@ -360,6 +382,9 @@ type stream struct {
 func (st *stream) message(data []byte, t time.Duration) bool {
 	if st.lastByte != nil {
 		st.lastByte.Store(int64(t))
+	}
+	if st.err != nil {
+		return false // the response was unusable before its body (see startStream)
 	}
 	if bytes.Equal(data, doneMarker) {
 		return true

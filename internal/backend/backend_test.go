@@ -85,7 +85,11 @@ func TestNewValidatesURL(t *testing.T) {
 		{"openai-chat", "http://h/v1/completions", "OpenAI Chat Completions API URL must end with"},
 		{"openai", "http://h/v1/embeddings", "OpenAI Completions API URL must end with"},
 		{"nope", "http://h/v1/completions", `unknown backend "nope"`},
-		{"vllm-rerank", "http://h/rerank", "not supported by vbench yet"},
+		{"vllm-rerank", "http://h/rerank", ""},
+		{"vllm-rerank", "http://h/v1/embeddings", "vLLM score API URL must end with"},
+		{"openai-embeddings", "http://h/v1/embeddings", ""},
+		{"vllm-pooling", "http://h/pooling", ""},
+		{"openai-audio", "http://h/v1/audio/transcriptions", "not supported by vbench yet"},
 	}
 	for _, tt := range tests {
 		_, err := New(Config{Backend: tt.backend, URL: tt.url})

@@ -461,7 +461,7 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 		rec.Error = r.statusError()
 		return false
 	}
-	st := c.startStream(rec)
+	st := c.startStream(rec, p, func() []byte { return r.metadata })
 	if c.kind.Stream {
 		err = r.readBody(t, now, st.message)
 	} else {
@@ -592,6 +592,8 @@ type h1Response struct {
 	state  int   // chunked decoder state
 	done   bool  // the body is complete
 	extra  bool  // bytes followed the body: the connection is not reusable
+
+	metadata []byte // a copy of the "metadata" header's value (pooling usage), nil when none
 }
 
 // read reads from the connection behind the buffered bytes, making room
@@ -689,6 +691,7 @@ func (r *h1Response) parseHead(head []byte) error {
 	r.keepAlive = minor == '1'
 	r.mode, r.remain, r.state = bodyClose, 0, chunkSize
 	chunked, haveLength := false, false
+	r.metadata = nil
 	var length int64
 	for len(rest) > 0 {
 		line, rest = cutLine(rest)
@@ -721,6 +724,8 @@ func (r *h1Response) parseHead(head []byte) error {
 				return errors.New("net/http: unsupported transfer encoding")
 			}
 			chunked = true
+		case len(name) == len("metadata") && bytes.EqualFold(name, []byte("metadata")):
+			r.metadata = bytes.Clone(value)
 		case bytes.EqualFold(name, []byte("Connection")):
 			for _, tok := range bytes.Split(value, []byte{','}) {
 				tok = bytes.Trim(tok, " \t")

@@ -46,10 +46,12 @@ func TestVLLMKinds(t *testing.T) {
 			t.Errorf("OpenAICompatible(%q) = %v", w.name, !w.compat)
 		}
 	}
-	if got, want := SupportedNames(), []string{"vllm", "openai", "openai-chat"}; !slices.Equal(got, want) {
-		t.Errorf("SupportedNames() = %v, want %v", got, want)
+	supported := []string{"vllm", "openai", "openai-chat", "openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip",
+		"openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+	if got := SupportedNames(); !slices.Equal(got, supported) {
+		t.Errorf("SupportedNames() = %v, want %v", got, supported)
 	}
-	if got := UnsupportedMessage("vllm-rerank"); got != `backend "vllm-rerank" is not supported by vbench yet (supported: vllm, openai, openai-chat)` {
+	if got := UnsupportedMessage("openai-audio"); got != `backend "openai-audio" is not supported by vbench yet (supported: `+strings.Join(supported, ", ")+`)` {
 		t.Errorf("UnsupportedMessage = %q", got)
 	}
 	if OpenAICompatible("nope") {

@@ -1,0 +1,236 @@
+package backend
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/py"
+)
+
+// vLLM's eight pooling backends: requests answered by one JSON body (an
+// embedding, a pooled output or rerank scores), timed when the whole body
+// has arrived (TTFT = E2EL), whose prompt length is the server's
+// usage.prompt_tokens. The kinds differ only in their payloads.
+func init() {
+	implement("openai-embeddings", pooling{payload: embeddingsPayload})
+	implement("openai-embeddings-chat", pooling{payload: embeddingsChatPayload})
+	// Without multimodal content (which vbench does not send yet) clip
+	// and vlm2vec send what embeddings-chat sends: vLLM blanks (clip) or
+	// rewrites (vlm2vec) the prompt only when an image is attached.
+	implement("openai-embeddings-clip", pooling{payload: embeddingsChatPayload})
+	implement("openai-embeddings-vlm2vec", pooling{payload: embeddingsChatPayload})
+	implement("infinity-embeddings", pooling{payload: infinityPayload})
+	implement("infinity-embeddings-clip", pooling{payload: infinityPayload})
+	implement("vllm-pooling", pooling{payload: vllmPoolingPayload})
+	implement("vllm-rerank", pooling{payload: rerankPayload, sequences: rerankSequences})
+}
+
+// pooling is a pooling kind's wire format: its payload builder, and the
+// JSON body decoder they share.
+type pooling struct {
+	payload func(r *dataset.Request, o *PayloadOptions) ([]byte, error)
+	// sequences is vLLM's num_input_sequences of a request; nil is
+	// promptSequences.
+	sequences func(r *dataset.Request) int
+}
+
+// Payload builds the kind's body.
+func (k pooling) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	return k.payload(r, o)
+}
+
+// Sequences returns vLLM's num_input_sequences of r.
+func (k pooling) Sequences(r *dataset.Request) int {
+	if k.sequences != nil {
+		return k.sequences(r)
+	}
+	return promptSequences(r)
+}
+
+// Decode decodes a pooling response body (encoding_format float or
+// base64): vLLM reads usage.prompt_tokens, 0 when the body has none.
+func (pooling) Decode(data, text []byte) (Message, []byte, error) {
+	var body struct {
+		Usage *struct {
+			PromptTokens *int `json:"prompt_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		return Message{}, text, err
+	}
+	m := Message{Output: true, HasPromptTokens: true}
+	if body.Usage != nil && body.Usage.PromptTokens != nil {
+		m.PromptTokens = *body.Usage.PromptTokens
+	}
+	return m, text, nil
+}
+
+// sequencer is implemented by the codecs of pooling kinds.
+type sequencer interface {
+	Sequences(r *dataset.Request) int
+}
+
+// promptSequences is vLLM's _get_num_input_sequences: the number of
+// prompts of a batch, else 1.
+func promptSequences(r *dataset.Request) int {
+	if len(r.Prompts) > 0 {
+		return len(r.Prompts)
+	}
+	return 1
+}
+
+// rerankSequences is a rerank request's number of documents.
+func rerankSequences(r *dataset.Request) int { return max(len(r.Prompts)-1, 0) }
+
+// setInput sets "input" to the request's prompt as vLLM passes it: the
+// batch as a list of strings, token ids as a list, else the text.
+func setInput(p *py.Object, r *dataset.Request) {
+	switch {
+	case len(r.Prompts) > 0:
+		p.Set("input", r.Prompts)
+	case r.PromptTokens != nil:
+		p.Set("input", r.PromptTokens)
+	default:
+		p.Set("input", r.Prompt)
+	}
+}
+
+// embeddingsPayload is the openai-embeddings body: model, input,
+// truncate_prompt_tokens -1, then the common update.
+func embeddingsPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	var p py.Object
+	p.Set("model", o.ModelFor(r))
+	setInput(&p, r)
+	p.Set("truncate_prompt_tokens", -1)
+	o.setCommon(&p)
+	return p.MarshalJSON()
+}
+
+// errBatchChat refuses a batch of prompts for a chat-style kind, whose one
+// user message holds one text.
+var errBatchChat = errors.New("the request is a batch of prompts (dataset random with batch_size > 1), which a chat-style embeddings backend cannot send: use openai-embeddings, infinity-embeddings or vllm-pooling")
+
+// embeddingsChatPayload is the openai-embeddings-chat body (and clip's and
+// vlm2vec's without an image): model, one user message whose content is
+// the prompt as a text part, truncate_prompt_tokens -1, the common update.
+func embeddingsChatPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	switch {
+	case r.PromptTokens != nil:
+		return nil, errTokenPrompt
+	case len(r.Prompts) > 0:
+		return nil, errBatchChat
+	}
+	var p py.Object
+	p.Set("model", o.ModelFor(r))
+	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+	p.Set("truncate_prompt_tokens", -1)
+	o.setCommon(&p)
+	return p.MarshalJSON()
+}
+
+// infinityPayload is the infinity-embeddings body: model and input, then
+// the common update (Infinity has no truncate_prompt_tokens).
+func infinityPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if len(r.Prompts) == 0 && r.PromptTokens == nil && r.Prompt == "" {
+		return nil, errors.New("the prompt is empty, and infinity-embeddings sends an empty prompt's image instead, which this request does not have")
+	}
+	var p py.Object
+	p.Set("model", o.ModelFor(r))
+	setInput(&p, r)
+	o.setCommon(&p)
+	return p.MarshalJSON()
+}
+
+// vllmPoolingPayload is the vllm-pooling body: model,
+// truncate_prompt_tokens -1, input, then the common update.
+func vllmPoolingPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	var p py.Object
+	p.Set("model", o.ModelFor(r))
+	p.Set("truncate_prompt_tokens", -1)
+	setInput(&p, r)
+	o.setCommon(&p)
+	return p.MarshalJSON()
+}
+
+// rerankPayload is the vllm-rerank body: model, the batch's first prompt
+// as the query and the rest as documents, truncate_prompt_tokens -1. vLLM
+// applies neither ignore_eos nor the extra body to it.
+func rerankPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if len(r.Prompts) < 2 {
+		return nil, errors.New("vllm-rerank needs a query and at least one document (the random_rerank dataset makes them)")
+	}
+	var p py.Object
+	p.Set("model", o.ModelFor(r))
+	p.Set("query", r.Prompts[0])
+	p.Set("documents", r.Prompts[1:])
+	p.Set("truncate_prompt_tokens", -1)
+	return p.MarshalJSON()
+}
+
+// Body formats of a pooling response (the payload's encoding_format).
+const (
+	formatJSON      = iota // "float", "base64" or none: a JSON body with usage
+	formatBytes            // "bytes": raw bytes; usage in the "metadata" header
+	formatBytesOnly        // "bytes_only": raw bytes; no usage at all
+)
+
+// poolingFormat is the body format a payload's encoding_format asks for:
+// the request's own extra body wins over the run's, as in vLLM's merge.
+func poolingFormat(r *dataset.Request, o *PayloadOptions) int {
+	v, ok := r.ExtraBody["encoding_format"]
+	if !ok {
+		v = o.ExtraBody["encoding_format"]
+	}
+	switch v {
+	case "bytes":
+		return formatBytes
+	case "bytes_only":
+		return formatBytesOnly
+	}
+	return formatJSON
+}
+
+// rawBody decodes the body of an encoding_format bytes or bytes_only
+// response, which vLLM drains without parsing: the prompt length is the
+// usage in the "metadata" header's JSON (bytes), or the dataset's
+// (bytes_only). It is made per response; its Payload is never called.
+type rawBody struct {
+	prompt int // the prompt length to report
+}
+
+// newRawBody returns the decoder of a bytes or bytes_only response whose
+// "metadata" header is metadata (nil when absent), or why the header
+// cannot be used (vLLM fails the request then).
+func newRawBody(format int, metadata []byte, datasetPromptLen int) (rawBody, error) {
+	if format == formatBytesOnly {
+		return rawBody{prompt: datasetPromptLen}, nil
+	}
+	if metadata == nil {
+		return rawBody{}, errors.New("encoding_format bytes: the response has no metadata header")
+	}
+	var md struct {
+		Usage *struct {
+			PromptTokens *int `json:"prompt_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(metadata, &md); err != nil {
+		return rawBody{}, fmt.Errorf("encoding_format bytes: metadata header %s: %w", strconv.Quote(string(metadata[:min(len(metadata), 200)])), err)
+	}
+	if md.Usage != nil && md.Usage.PromptTokens != nil {
+		return rawBody{prompt: *md.Usage.PromptTokens}, nil
+	}
+	return rawBody{}, nil
+}
+
+// Payload is never called.
+func (rawBody) Payload(*dataset.Request, *PayloadOptions) ([]byte, error) {
+	return nil, errors.New("internal error: rawBody builds no payload")
+}
+
+// Decode reports the body as the result, with the prompt length found.
+func (b rawBody) Decode(_, text []byte) (Message, []byte, error) {
+	return Message{Output: true, HasPromptTokens: true, PromptTokens: b.prompt}, text, nil
+}
