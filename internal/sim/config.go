@@ -39,9 +39,9 @@ type Config struct {
 	// Tokenizer counts prompt tokens and renders generated text; nil selects
 	// the built-in [WordTokenizer].
 	Tokenizer Tokenizer
-	// FailEvery injects faults: every FailEvery-th generation request
-	// (1-based arrival count over /v1/completions and /v1/chat/completions)
-	// is answered with HTTP 500. 0 never fails.
+	// FailEvery injects faults: every FailEvery-th model request (1-based
+	// arrival count over /v1/completions, /v1/chat/completions and the
+	// pooling endpoints) is answered with HTTP 500. 0 never fails.
 	FailEvery int
 	// CloseAfterStream makes the server close a connection after each
 	// streamed response it ends normally, CloseAfterStreamDelay later,
@@ -52,7 +52,7 @@ type Config struct {
 	// CloseAfterStreamDelay is how long after the end of a streamed
 	// response CloseAfterStream closes its connection (0 = at once).
 	CloseAfterStreamDelay time.Duration
-	// DropEvery makes every DropEvery-th generation request (the arrival
+	// DropEvery makes every DropEvery-th model request (the arrival
 	// count of FailEvery) be read and then answered by closing its
 	// connection, as a crashing server does; 0 never drops. Like
 	// CloseAfterStream it counts repeated X-Request-Ids.

@@ -2,8 +2,12 @@
 // frames its responses exactly like vLLM's OpenAI server.
 //
 // It serves GET /v1/models, POST /v1/completions, POST /v1/chat/completions
-// (Server-Sent Events and plain JSON), POST /tokenize, POST /detokenize,
-// GET /health and GET /metrics (Prometheus text, vLLM metric names).
+// (Server-Sent Events and plain JSON), the pooling endpoints POST
+// /v1/embeddings, /pooling and /rerank (also /v1/rerank and /v2/rerank;
+// deterministic unit vectors, encoding_format float, base64, bytes and
+// bytes_only, answered after the prefill time of all their tokens), POST
+// /tokenize, POST /detokenize, GET /health and GET /metrics (Prometheus
+// text, vLLM metric names).
 //
 // # Latency model
 //

@@ -59,34 +59,11 @@ var eosToken outToken
 // serveGenerate answers POST /v1/completions (chat=false) and
 // POST /v1/chat/completions (chat=true).
 func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
-	t0 := time.Now()
-	m := s.metrics
-	seq := s.seq.Add(1)
-	m.requests.Add(1)
-	reqID := r.Header.Get("X-Request-Id")
-	fail := func(e *apiError) {
-		m.failed.Add(1)
-		writeError(w, e)
-	}
-	// Read the whole body first: reaching EOF lets net/http watch the
-	// connection, so a client that goes away cancels r.Context().
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		fail(badRequest("read request body: %v", err))
+	in, ok := s.admit(w, r)
+	if !ok {
 		return
 	}
-	if at, ok := arrival(r.Context(), time.Now()); ok {
-		t0 = at
-	}
-	if s.conns.arrived(s.cfg, reqID, seq) && s.conns.drop(w) {
-		return
-	}
-	if n := s.cfg.FailEvery; n > 0 && seq%uint64(n) == 0 {
-		m.injected.Add(1)
-		fail(&apiError{http.StatusInternalServerError, "InternalServerError",
-			fmt.Sprintf("simulated failure: request %d (fail-every %d)", seq, n)})
-		return
-	}
+	m, t0, seq, reqID, body, fail := s.metrics, in.t0, in.seq, in.reqID, in.body, in.fail
 	var req genRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		fail(badRequest("invalid JSON request body: %v", err))
@@ -149,6 +126,51 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		return
 	}
 	g.respond(object)
+}
+
+// admitted is a request the simulator took in (see admit).
+type admitted struct {
+	t0    time.Time // its arrival: when its first byte reached the host, if known
+	seq   uint64    // its 1-based arrival count over the model endpoints
+	reqID string    // its X-Request-Id
+	body  []byte    // its whole body
+	fail  func(*apiError)
+}
+
+// admit takes in a request to a model endpoint (generation or pooling):
+// it counts it, reads its whole body and applies the injected faults
+// (DropEvery, FailEvery). ok false means it has been answered already.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (in admitted, ok bool) {
+	in.t0 = time.Now()
+	m := s.metrics
+	in.seq = s.seq.Add(1)
+	m.requests.Add(1)
+	in.reqID = r.Header.Get("X-Request-Id")
+	in.fail = func(e *apiError) {
+		m.failed.Add(1)
+		writeError(w, e)
+	}
+	// Read the whole body first: reaching EOF lets net/http watch the
+	// connection, so a client that goes away cancels r.Context().
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		in.fail(badRequest("read request body: %v", err))
+		return in, false
+	}
+	in.body = body
+	if at, ok := arrival(r.Context(), time.Now()); ok {
+		in.t0 = at
+	}
+	if s.conns.arrived(s.cfg, in.reqID, in.seq) && s.conns.drop(w) {
+		return in, false
+	}
+	if n := s.cfg.FailEvery; n > 0 && in.seq%uint64(n) == 0 {
+		m.injected.Add(1)
+		in.fail(&apiError{http.StatusInternalServerError, "InternalServerError",
+			fmt.Sprintf("simulated failure: request %d (fail-every %d)", in.seq, n)})
+		return in, false
+	}
+	return in, true
 }
 
 // parsePrompts returns the token ids of each prompt of a request: one for

@@ -11,6 +11,7 @@ const (
 	saltLength  = 0xbb67ae8584caa73b
 	saltToken   = 0x3c6ef372fe94f82b
 	saltRequest = 0xa54ff53a5f1d36f1
+	saltEmbed   = 0x510e527fade682d1
 )
 
 // mix64 is the SplitMix64 finalizer: a bijective 64-bit mixing function.
