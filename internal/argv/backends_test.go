@@ -29,19 +29,19 @@ func TestBackendChoicesMatchRegistry(t *testing.T) {
 // registry implements it.
 func TestSetImplementedBackends(t *testing.T) {
 	defer SetImplementedBackends(backend.SupportedNames())
-	args := []string{"--backend", "vllm-rerank", "--endpoint", "/v1/rerank"}
-	if _, err := Parse(args, Options{}); err == nil || !strings.Contains(err.Error(), "not supported yet (vbench serve implements vllm, openai, openai-chat so far)") {
+	args := []string{"--backend", "openai-audio", "--endpoint", "/v1/audio/transcriptions"}
+	if _, err := Parse(args, Options{}); err == nil || !strings.Contains(err.Error(), "not supported yet (vbench serve implements vllm, openai, openai-chat, openai-embeddings,") {
 		t.Fatalf("Parse(%q) = %v, want not supported", args, err)
 	}
-	SetImplementedBackends([]string{"openai", "vllm-rerank"})
+	SetImplementedBackends([]string{"openai", "openai-audio"})
 	s, err := Parse(args, Options{})
 	if err != nil {
-		t.Fatalf("Parse(%q) with vllm-rerank implemented: %v", args, err)
+		t.Fatalf("Parse(%q) with openai-audio implemented: %v", args, err)
 	}
 	if _, err := Format(s); err != nil {
-		t.Errorf("Format with vllm-rerank implemented: %v", err)
+		t.Errorf("Format with openai-audio implemented: %v", err)
 	}
-	if _, err := Parse([]string{"--backend", "vllm"}, Options{}); err == nil || !strings.Contains(err.Error(), "implements openai, vllm-rerank so far") {
-		t.Errorf("Parse(--backend vllm) = %v, want not supported naming openai, vllm-rerank", err)
+	if _, err := Parse([]string{"--backend", "vllm"}, Options{}); err == nil || !strings.Contains(err.Error(), "implements openai, openai-audio so far") {
+		t.Errorf("Parse(--backend vllm) = %v, want not supported naming openai, openai-audio", err)
 	}
 }

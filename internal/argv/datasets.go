@@ -52,7 +52,7 @@ var argvDatasets = []*argvDataset{
 		generated: true,
 		dataset: func(n *namespace) scenario.Dataset {
 			r := &dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
-				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: 1}
+				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: int(n.randomBatchSize)}
 			if n.inputLen != nil {
 				r.InputLen = int(*n.inputLen)
 			}
@@ -63,12 +63,6 @@ var argvDatasets = []*argvDataset{
 		},
 		inputLenPath:  "dataset.random.input_len",
 		outputLenPath: "dataset.random.output_len",
-		formattable: func(d scenario.Dataset) error {
-			if as[dataset.RandomSpec](d).BatchSize != 1 {
-				return unsupportedFlagError("dataset.random.batch_size", "--random-batch-size")
-			}
-			return nil
-		},
 		values: map[string]func(d scenario.Dataset) []string{
 			"--random-input-len":  func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).InputLen)} },
 			"--random-output-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).OutputLen)} },
@@ -80,6 +74,34 @@ var argvDatasets = []*argvDataset{
 				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
 			},
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).PrefixLen)} },
+			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomSpec](d).BatchSize, 1) },
+		},
+	},
+	{
+		name:      "random_rerank",
+		generated: true,
+		dataset: func(n *namespace) scenario.Dataset {
+			r := &dataset.RandomRerankSpec{RandomSpec: dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
+				RangeRatio: n.rangeRatio, BatchSize: int(n.randomBatchSize)}, NoReranker: n.noReranker}
+			if n.inputLen != nil {
+				r.InputLen = int(*n.inputLen)
+			}
+			return scenario.Dataset{Name: "random_rerank", Spec: r}
+		},
+		inputLenPath: "dataset.random_rerank.input_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--random-input-len": func(d scenario.Dataset) []string {
+				return []string{strconv.Itoa(as[dataset.RandomRerankSpec](d).InputLen)}
+			},
+			"--random-range-ratio": func(d scenario.Dataset) []string {
+				r := as[dataset.RandomRerankSpec](d).RangeRatio
+				if r.Input == r.Output {
+					return []string{formatFloat(r.Input)}
+				}
+				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+			},
+			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomRerankSpec](d).BatchSize, 1) },
+			"--no-reranker":       func(d scenario.Dataset) []string { return storeTrue(as[dataset.RandomRerankSpec](d).NoReranker) },
 		},
 	},
 	{

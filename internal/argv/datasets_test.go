@@ -31,7 +31,7 @@ func TestDatasetTable(t *testing.T) {
 		}
 	}
 	for _, d := range argvDatasets {
-		if !slices.Contains(datasetNames, d.name) {
+		if !slices.Contains(datasetNames, vllmDatasetName(d.name)) {
 			t.Errorf("dataset %s is not one of vLLM's --dataset-name choices", d.name)
 		}
 		if d.dataset == nil {

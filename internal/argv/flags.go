@@ -66,6 +66,8 @@ type namespace struct {
 	seed                                             int64
 	datasetName                                      string
 	randomInputLen, randomOutputLen, randomPrefixLen int64
+	randomBatchSize                                  int64
+	noReranker                                       bool
 	rangeRatio                                       dataset.RangeRatio
 	inputLen, outputLen                              *int64
 
@@ -114,8 +116,11 @@ type namespace struct {
 	extraBody                                                                     map[string]any
 
 	percentileMetrics []string
-	metricPercentiles []float64
-	goodput           map[string]float64
+	// percentileMetricsEmpty: --percentile-metrics was given as "", which
+	// vLLM treats as not given.
+	percentileMetricsEmpty bool
+	metricPercentiles      []float64
+	goodput                map[string]float64
 
 	saveResult, saveDetailed, appendResult, disableTqdm bool
 	plotDatasetStats                                    bool
@@ -138,7 +143,7 @@ func newNamespace() *namespace {
 	return &namespace{
 		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions", loraAssignment: "random",
 		tokenizerMode: "auto", datasetName: "random",
-		randomInputLen: 1024, randomOutputLen: 128,
+		randomInputLen: 1024, randomOutputLen: 128, randomBatchSize: 1,
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		speedBenchSubset: "qualitative", speedBenchOutputLen: 4096,
 		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128, blazeditMaxDistance: 1,
@@ -259,15 +264,20 @@ var flags = []*flagDef{
 		help: "sonnet dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetOutputLen })},
 	{name: "--sonnet-prefix-len", arity: arityOne, metavar: "INT", def: "200", paths: []string{"dataset.sonnet.prefix_len"},
 		help: "sonnet dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetPrefixLen })},
-	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len"},
+	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len"},
 		help: "random dataset: prompt length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomInputLen })},
 	{name: "--random-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.random.output_len"},
 		help: "random dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomOutputLen })},
-	{name: "--random-range-ratio", arity: arityOne, metavar: "STR", def: "0.0", paths: []string{"dataset.random.range_ratio"},
+	{name: "--random-range-ratio", arity: arityOne, metavar: "STR", def: "0.0", paths: []string{"dataset.random.range_ratio", "dataset.random_rerank.range_ratio"},
 		help: `random dataset: length jitter in [0, 1), or '{"input": r, "output": r}'`, set: setRangeRatio},
 	{name: "--random-prefix-len", arity: arityOne, metavar: "INT", def: "0", paths: []string{"dataset.random.prefix_len"},
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
-	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len"},
+	{name: "--random-batch-size", arity: arityOne, metavar: "INT", def: "1", paths: []string{"dataset.random.batch_size", "dataset.random_rerank.batch_size"},
+		help: "random: prompts per request (embedding batches); random-rerank: documents per request", set: setRandomBatchSize},
+	{name: "--no-reranker", arity: arityZero, def: "False", paths: []string{"dataset.random_rerank.no_reranker"},
+		help: "random-rerank: the model is not a reranker (no separator token; the first prompt is the query of a batch)",
+		set:  func(n *namespace, _ []string) error { n.noReranker = true; return nil }},
+	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
 	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
 		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --hf-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},

@@ -331,6 +331,9 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	s.TopK, s.Logprobs, s.IgnoreEOS, s.ExtraBody = intPtr(n.topK), intPtr(n.logprobs), n.ignoreEOS, n.extraBody
 
 	sc.Metrics.PercentileMetrics, sc.Metrics.MetricPercentiles, sc.Metrics.Goodput = n.percentileMetrics, n.metricPercentiles, n.goodput
+	if scenario.Pooling(n.backend) && (!slices.Contains(p.given, "--percentile-metrics") || n.percentileMetricsEmpty) {
+		sc.Metrics.PercentileMetrics = []string{"e2el"} // vLLM's default for pooling
+	}
 	if len(n.goodput) == 0 {
 		sc.Metrics.Goodput = nil
 	}

@@ -215,13 +215,29 @@ func setRangeRatio(n *namespace, v []string) error {
 	return nil
 }
 
+// setRandomBatchSize parses --random-batch-size: vLLM takes any int,
+// and a batch below 1 makes no requests (random) or fails (random-rerank);
+// vbench refuses it at once.
+func setRandomBatchSize(n *namespace, v []string) error {
+	i, err := pyInt(v[0])
+	if err != nil {
+		return err
+	}
+	if i < 1 {
+		return fmt.Errorf("must be at least 1, got %d", i)
+	}
+	n.randomBatchSize = i
+	return nil
+}
+
 // setPercentileMetrics parses --percentile-metrics. vLLM splits at ","
 // without stripping and skips names it does not know; vbench refuses them
 // instead, so that a typo does not silently drop a metric. An empty value
-// is vLLM's default.
+// is vLLM's default (args.percentile_metrics or the task's default).
 func setPercentileMetrics(n *namespace, v []string) error {
+	n.percentileMetricsEmpty = v[0] == ""
 	if v[0] == "" {
-		n.percentileMetrics = []string{"ttft", "tpot", "itl"}
+		n.percentileMetrics = []string{"ttft", "tpot", "itl"} // the default, or e2el for pooling (parse)
 		return nil
 	}
 	names := strings.Split(v[0], ",")

@@ -19,6 +19,13 @@ var implemented = map[string]string{
 	"dataset.random.output_len":           "max tokens; testdata/script/run_sim.txtar (total generated tokens)",
 	"dataset.random.range_ratio":          "length jitter; dataset/random_test.go",
 	"dataset.random.prefix_len":           "shared prefix; dataset/random_test.go, tokenizer/dataset_test.go",
+	"dataset.random.batch_size":           "embedding batches; dataset/random_test.go (TestRandomBatch), testdata/script/pooling_sim.txtar",
+	"dataset.random_rerank.input_len":     "query and document lengths; dataset/randomrerank_test.go (TestRandomRerankMatchesVLLM)",
+	"dataset.random_rerank.range_ratio":   "length jitter; dataset/randomrerank_test.go (golden batched_ratio)",
+	"dataset.random_rerank.batch_size":    "documents per request; dataset/randomrerank_test.go (golden batched_ratio), testdata/script/pooling_sim.txtar",
+	"dataset.random_rerank.no_reranker":   "no separator, query counted once; dataset/randomrerank_test.go (golden no_reranker)",
+	"dataset.random_rerank.prefix_len":    "refused unless 0 (vLLM ignores it); dataset/randomrerank_test.go (TestRandomRerankKind)",
+	"dataset.random_rerank.output_len":    evidence.NoEffect + " (vLLM's random-rerank requests carry no output length: a reranker generates nothing)",
 	"dataset.custom.path":                 "dataset/files_test.go (TestCustomMatchesVLLM), testdata/script/dataset_custom.txtar",
 	"dataset.custom.disable_shuffle":      "file order; dataset/files_test.go (no_shuffle_no_oversample)",
 	"dataset.custom.no_oversample":        "no padding; dataset/files_test.go (no_shuffle_no_oversample), testdata/script/dataset_custom.txtar",
@@ -139,7 +146,6 @@ func TestImplementedEvidence(t *testing.T) {
 // when set to something else than its default, and accepted at its default.
 func TestUnimplementedRefused(t *testing.T) {
 	values := map[string][2]string{ // path: {a non-default value, the default}
-		"dataset.random.batch_size":        {`4`, `1`},
 		"dataset.hf.asr_max_audio_len_sec": {`30`, `"inf"`},
 		"dataset.hf.asr_min_audio_len_sec": {`1`, `0`},
 		"dataset.hf.bfcl_categories":       {`["simple"]`, ""},

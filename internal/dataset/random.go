@@ -64,9 +64,7 @@ func init() {
 			return n
 		},
 		Memory: randomMemory,
-		Check:  checkRandom,
-		Unimplemented: []scenario.Unimplemented{{Path: "dataset.random.batch_size", Flag: "--random-batch-size",
-			Reason: "batched random prompts are for embedding backends, which are not implemented yet"}}})
+		Check:  checkRandom})
 }
 
 // randomSource is the random kind's Source: Random with the run's

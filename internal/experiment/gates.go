@@ -22,15 +22,14 @@ func MetricSetup(sc *scenario.Scenario) metrics.Setup {
 		// before and after the timed phase, as vLLM does: the speculative-
 		// and diffusion-decoding metrics are there when the server
 		// exposes their counters.
-		Sources: metrics.SourceClient | metrics.SourceServer | metrics.SourceHealth | serverSamples(sc),
-		// Check refuses every backend but the generation ones.
-		Generation:     true,
+		Sources:        metrics.SourceClient | metrics.SourceServer | metrics.SourceHealth | serverSamples(sc),
+		Generation:     !scenario.Pooling(sc.Target.Backend),
 		Tokenizer:      !sc.Tokenizer.SkipInit,
 		Goodput:        len(sc.Metrics.Goodput) > 0,
 		MaxConcurrency: sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0,
 		FiniteRate:     !sc.Load.RequestRate.IsInf(),
 		Probes:         sc.Load.ProbeRequestRate > 0,
-		SteadyState: sc.Metrics.SteadyStateOn() && sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0 &&
+		SteadyState: !scenario.Pooling(sc.Target.Backend) && sc.Metrics.SteadyStateOn() && sc.Load.MaxConcurrency != nil && *sc.Load.MaxConcurrency > 0 &&
 			sc.Load.RequestRate.IsInf() && sc.Load.RampUp == nil,
 		PercentileMetrics: sc.Metrics.PercentileMetrics,
 		Percentiles:       sc.Metrics.MetricPercentiles,

@@ -243,7 +243,7 @@ var defs = []Def{
 	{Key: KeyMaxConcurrentRequests, Title: "Peak concurrent requests:", Unit: "requests", Headline: true, Int: true, Needs: NeedsGeneration},
 	{Key: KeyRTFx, Title: "RTFx (Inverse Real-Time Factor):", Needs: NeedsGeneration},
 	// The true peak of overlapping requests, beside vLLM's binned count.
-	{Key: KeyPeakOverlappingRequests, Path: []string{"vbench", KeyPeakOverlappingRequests}, Short: "peak overlap", Unit: "requests", Int: true, Needs: NeedsGeneration},
+	{Key: KeyPeakOverlappingRequests, Path: []string{"vbench", KeyPeakOverlappingRequests}, Short: "peak overlap", Unit: "requests", Int: true},
 
 	{Key: KeyProbeCompleted, Title: "Probe requests completed:", Unit: "requests", Int: true, Needs: NeedsProbes},
 	{Key: KeyProbeFailed, Title: "Probe requests failed:", Unit: "requests", Better: BetterLower, Int: true, Needs: NeedsProbes},

@@ -115,6 +115,7 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 		CountTokens:       countTokens,
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+		Pooling:           scenario.Pooling(sc.Target.Backend),
 	}
 	var dur time.Duration
 	for _, r := range f.Records {

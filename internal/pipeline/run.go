@@ -218,8 +218,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 
 	extra := samplingBody(sc)
 	obs := env.observer()
-	if sc.Sampling.Temperature == nil {
-		obs.Message(temperatureWarning(env.Argv))
+	if sc.Sampling.Temperature == nil && !scenario.Pooling(sc.Target.Backend) {
+		obs.Message(temperatureWarning(env.Argv)) // vLLM warns for generation only
 	}
 	maxConc := 0
 	if sc.Load.MaxConcurrency != nil {
@@ -298,9 +298,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 		Percentiles:       sc.Metrics.MetricPercentiles,
 		Goodput:           sc.Metrics.Goodput,
 		CountTokens:       countTokens(tok),
-		AccountTokens:     tok != nil,
+		AccountTokens:     tok != nil && !scenario.Pooling(sc.Target.Backend),
 		MaxConcurrencySet: maxConc > 0,
 		RequestRateFinite: !sc.Load.RequestRate.IsInf(),
+		Pooling:           scenario.Pooling(sc.Target.Backend),
 		SteadyState:       steady,
 		SpillDir:          os.TempDir(),
 	})

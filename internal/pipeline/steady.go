@@ -14,7 +14,7 @@ import (
 // concurrency limit, request rate inf, no ramp-up and no trace replay
 // (a self-timed run's arrivals are the trace's). Nil for any other run.
 func steadyOptions(sc *scenario.Scenario, maxConc int) *metrics.SteadyOptions {
-	if !sc.Metrics.SteadyStateOn() || maxConc <= 0 || !sc.Load.RequestRate.IsInf() || sc.Load.RampUp != nil || selfTimed(sc) {
+	if !sc.Metrics.SteadyStateOn() || scenario.Pooling(sc.Target.Backend) || maxConc <= 0 || !sc.Load.RequestRate.IsInf() || sc.Load.RampUp != nil || selfTimed(sc) {
 		return nil
 	}
 	return &metrics.SteadyOptions{Target: maxConc, Percentiles: sc.Metrics.MetricPercentiles}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -15,7 +16,7 @@ import (
 
 // schemaBackends holds the schema's backend enumerations.
 type schemaBackends struct {
-	all, openAICompatible, completions []string
+	all, openAICompatible, completions, pooling []string
 }
 
 // readBackends reads the enumerations from the compiled schema.
@@ -29,6 +30,9 @@ func readBackends(root cue.Value) (schemaBackends, error) {
 		if *e.out, err = enumStrings(root.LookupPath(cue.MakePath(cue.Def(e.def)))); err != nil {
 			return b, fmt.Errorf("embedded schema: %s: %w", e.def, err)
 		}
+	}
+	if err := root.LookupPath(cue.MakePath(cue.Def("#PoolingBackends"))).Decode(&b.pooling); err != nil {
+		return b, fmt.Errorf("embedded schema: #PoolingBackends: %w", err)
 	}
 	return b, nil
 }
@@ -74,6 +78,13 @@ func Backends() []string { return append([]string(nil), mustBackends().all...) }
 func OpenAICompatibleBackends() []string {
 	return append([]string(nil), mustBackends().openAICompatible...)
 }
+
+// PoolingBackends returns the schema's #PoolingBackends: vLLM's
+// POOLING_BACKENDS, whose runs report its pooling metrics.
+func PoolingBackends() []string { return append([]string(nil), mustBackends().pooling...) }
+
+// Pooling reports whether backend is one of PoolingBackends.
+func Pooling(backend string) bool { return slices.Contains(mustBackends().pooling, backend) }
 
 // CompletionsBackends returns the schema's #CompletionsBackend values: the
 // backends that send vLLM's completions request.
