@@ -160,7 +160,8 @@ func newNamespace() *namespace {
 // implements is the registry's to say: see SetImplementedBackends.
 var backends = []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings",
 	"openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
-	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank",
+	"openai-responses", "anthropic-messages"}
 
 // SetImplementedBackends tells the parser which --backend choices vbench
 // implements, in choice order: the others are refused as "not supported

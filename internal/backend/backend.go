@@ -113,7 +113,14 @@ func New(cfg Config) (*Client, error) {
 		cfg.Timeout = 6 * time.Hour
 	}
 	// vLLM's chat function sets it; for completions aiohttp adds it for a JSON body.
-	h := requestHeader(http.Header{"Content-Type": {"application/json"}}, cfg.APIKey, cfg.Headers)
+	base := http.Header{"Content-Type": {"application/json"}}
+	for k, v := range kind.Headers {
+		base.Set(k, v)
+	}
+	if kind.APIKeyHeader != "" && cfg.APIKey != "" {
+		base.Set(kind.APIKeyHeader, cfg.APIKey)
+	}
+	h := requestHeader(base, cfg.APIKey, cfg.Headers)
 	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h,
 		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody}}
 	if u, err := url.Parse(cfg.URL); err == nil {
@@ -399,6 +406,18 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 	if m.Output {
 		rec.Chunks = append(rec.Chunks, t)
 		rec.End = t
+	}
+	if m.Reasoning {
+		if rec.ReasoningChunks == 0 {
+			rec.FirstReasoning = t
+		}
+		rec.ReasoningChunks++
+	}
+	if m.Answer && rec.FirstAnswer == 0 && rec.ReasoningChunks > 0 {
+		rec.FirstAnswer = t
+	}
+	if m.HasReasoningTokens {
+		rec.ReasoningTokens = m.ReasoningTokens
 	}
 	if m.HasOutputTokens {
 		rec.OutputTokens = m.OutputTokens

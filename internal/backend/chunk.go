@@ -13,14 +13,19 @@ type message struct {
 	Choices []struct {
 		Text  *string `json:"text"`
 		Delta *struct {
-			Content *string `json:"content"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
 		} `json:"delta"`
 		FinishReason *string         `json:"finish_reason"`
 		StopReason   json.RawMessage `json:"stop_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     *int `json:"prompt_tokens"`
-		CompletionTokens *int `json:"completion_tokens"`
+		PromptTokens            *int `json:"prompt_tokens"`
+		CompletionTokens        *int `json:"completion_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens *int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -49,8 +54,12 @@ func decodeChunkJSON(data []byte, delta bool, text []byte, f *Message) ([]byte, 
 		f.Output = true
 		ch := m.Choices[0]
 		if delta {
-			if ch.Delta != nil && ch.Delta.Content != nil {
-				text = append(text, *ch.Delta.Content...)
+			if d := ch.Delta; d != nil {
+				if d.Content != nil {
+					text = append(text, *d.Content...)
+					f.Answer = *d.Content != ""
+				}
+				f.Reasoning = d.ReasoningContent != nil && *d.ReasoningContent != "" || d.Reasoning != nil && *d.Reasoning != ""
 			}
 		} else if ch.Text != nil {
 			text = append(text, *ch.Text...)
@@ -68,6 +77,9 @@ func decodeChunkJSON(data []byte, delta bool, text []byte, f *Message) ([]byte, 
 		}
 		if u.CompletionTokens != nil {
 			f.HasOutputTokens, f.OutputTokens = true, *u.CompletionTokens
+		}
+		if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil {
+			f.HasReasoningTokens, f.ReasoningTokens = true, *d.ReasoningTokens
 		}
 	}
 	return text, nil
@@ -296,7 +308,7 @@ func (s *chunkScanner) choice(delta, first bool, text []byte, f *Message) ([]byt
 			if !s.eat('{') {
 				return false
 			}
-			seenContent := false
+			var seenContent, seenRC, seenR bool
 			return s.object(func(k []byte) bool {
 				switch {
 				case string(k) == "content":
@@ -304,10 +316,24 @@ func (s *chunkScanner) choice(delta, first bool, text []byte, f *Message) ([]byt
 						return false
 					}
 					seenContent = true
+					n := len(text)
 					var good bool
 					text, good = s.optString(text, first && delta)
+					f.Answer = f.Answer || first && delta && len(text) > n
 					return good
-				case foldEq(k, "content"):
+				case string(k) == "reasoning_content", string(k) == "reasoning":
+					seen := &seenRC
+					if len(k) == len("reasoning") {
+						seen = &seenR
+					}
+					if *seen {
+						return false
+					}
+					*seen = true
+					nonEmpty, good := s.optNonEmpty()
+					f.Reasoning = f.Reasoning || first && delta && nonEmpty
+					return good
+				case foldEq(k, "content"), foldEq(k, "reasoning_content"), foldEq(k, "reasoning"):
 					return false
 				}
 				return s.skip(0)
@@ -318,6 +344,19 @@ func (s *chunkScanner) choice(delta, first bool, text []byte, f *Message) ([]byt
 		return s.skip(0)
 	})
 	return text, ok
+}
+
+// optNonEmpty scans a string or null and reports whether it is a
+// non-empty string.
+func (s *chunkScanner) optNonEmpty() (nonEmpty, ok bool) {
+	if s.lit("null") {
+		return false, true
+	}
+	if s.peek() != '"' {
+		return false, false
+	}
+	raw, _, ok := s.str()
+	return len(raw) > 0, ok
 }
 
 // optString scans a string or null; with keep set a string's value is
@@ -352,7 +391,7 @@ func (s *chunkScanner) usage(f *Message) bool {
 	if !s.eat('{') {
 		return false
 	}
-	var seenPrompt, seenCompletion bool
+	var seenPrompt, seenCompletion, seenDetails bool
 	return s.object(func(k []byte) bool {
 		switch {
 		case string(k) == "prompt_tokens":
@@ -367,7 +406,38 @@ func (s *chunkScanner) usage(f *Message) bool {
 			}
 			seenCompletion = true
 			return s.optInt(&f.HasOutputTokens, &f.OutputTokens)
-		case foldEq(k, "prompt_tokens"), foldEq(k, "completion_tokens"):
+		case string(k) == "completion_tokens_details":
+			if seenDetails {
+				return false
+			}
+			seenDetails = true
+			return s.reasoningTokens("reasoning_tokens", f)
+		case foldEq(k, "prompt_tokens"), foldEq(k, "completion_tokens"), foldEq(k, "completion_tokens_details"):
+			return false
+		}
+		return s.skip(0)
+	})
+}
+
+// reasoningTokens scans null or an object whose member key (an integer
+// or null) is the reasoning token count.
+func (s *chunkScanner) reasoningTokens(key string, f *Message) bool {
+	if s.lit("null") {
+		return true
+	}
+	if !s.eat('{') {
+		return false
+	}
+	seen := false
+	return s.object(func(k []byte) bool {
+		switch {
+		case string(k) == key:
+			if seen {
+				return false
+			}
+			seen = true
+			return s.optInt(&f.HasReasoningTokens, &f.ReasoningTokens)
+		case foldEq(k, key):
 			return false
 		}
 		return s.skip(0)

@@ -40,6 +40,9 @@ var realChunks = []string{
 
 // oddChunks are documents scanChunk leaves to encoding/json.
 var oddChunks = []string{
+	`{"choices":[{"delta":{"reasoning_content":"a","Reasoning":"b"}}]}`,
+	`{"choices":[{"delta":{"reasoning":"a","reasoning":""}}],"usage":{"completion_tokens_details":{"reasoning_tokens":1.5}}}`,
+	`{"choices":[],"usage":{"completion_tokens_details":{"Reasoning_Tokens":2}}}`,
 	`{"Choices":[{"text":"a"}]}`,
 	`{"choices":[{"TEXT":"a"}]}`,
 	`{"choices":[{"text":"a","text":"b"}]}`,
@@ -121,7 +124,7 @@ func TestScanChunkFields(t *testing.T) {
 	}{
 		{realChunks[0], false, " tok", Message{Output: true}},
 		{realChunks[2], false, "", Message{HasPromptTokens: true, PromptTokens: 12, HasOutputTokens: true, OutputTokens: 64}},
-		{realChunks[4], true, " Hello", Message{Output: true}},
+		{realChunks[4], true, " Hello", Message{Output: true, Answer: true}},
 		{realChunks[4], false, "", Message{Output: true}},
 		{realChunks[8], false, "emoji 😀 and lone \ufffd and \ufffd end", Message{Output: true}},
 		{realChunks[9], false, "high then bad \ufffdx \ufffdA", Message{Output: true}},
@@ -129,7 +132,14 @@ func TestScanChunkFields(t *testing.T) {
 		{realChunks[12], false, "a", Message{Output: true}},
 		{realChunks[16], false, "", Message{HasOutputTokens: true}},
 		{realChunks[1], false, "", Message{Output: true, FinishReason: "length"}},
-		{realChunks[6], true, "a", Message{Output: true, FinishReason: "stop", HasPromptTokens: true, PromptTokens: 9, HasOutputTokens: true, OutputTokens: 2}},
+		{realChunks[6], true, "a", Message{Output: true, Answer: true, FinishReason: "stop", HasPromptTokens: true, PromptTokens: 9, HasOutputTokens: true, OutputTokens: 2}},
+		// Reasoning deltas (vLLM's reasoning_content, newer servers' reasoning)
+		// are reasoning, not answer text; the usage's reasoning token count.
+		{`{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}`, true, "", Message{Output: true, Reasoning: true}},
+		{`{"choices":[{"index":0,"delta":{"content":null,"reasoning":"so"}}]}`, true, "", Message{Output: true, Reasoning: true}},
+		{`{"choices":[{"index":0,"delta":{"content":"","reasoning":""}}]}`, true, "", Message{Output: true}},
+		{`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":5}}}`, true, "",
+			Message{HasPromptTokens: true, PromptTokens: 3, HasOutputTokens: true, OutputTokens: 9, HasReasoningTokens: true, ReasoningTokens: 5}},
 		{realChunks[23], false, "", Message{Output: true, FinishReason: "stop", StopReason: "151645"}},
 		{realChunks[24], false, " end", Message{Output: true, FinishReason: "stop", StopReason: `"###"`}},
 		{realChunks[25], false, "a", Message{Output: true, FinishReason: "stop"}}, // choice 0's only

@@ -62,6 +62,12 @@ type Kind struct {
 	// Codec builds the payloads and decodes the responses; nil means vbench
 	// does not implement the backend yet.
 	Codec Codec
+	// Headers are sent on every request of the kind (the Messages API's
+	// anthropic-version), before the run's own headers, which win.
+	Headers map[string]string
+	// APIKeyHeader, when set, also carries the API key (bare) in this
+	// header (the Messages API's x-api-key), besides Authorization.
+	APIKeyHeader string
 }
 
 // Supported reports whether vbench implements the backend.
@@ -104,6 +110,17 @@ type Message struct {
 	// null (vLLM: the stop token id, or the stop string that ended the
 	// output), else "".
 	StopReason string
+	// Answer and Reasoning report that a streamed message carries answer
+	// text, or reasoning text (chat's delta.reasoning_content or
+	// delta.reasoning, a Responses reasoning delta, a Messages thinking
+	// delta): the times of the first of each are reported apart.
+	Answer, Reasoning bool
+	// HasReasoningTokens and ReasoningTokens are the server's count of
+	// reasoning tokens among the output tokens (usage's
+	// completion_tokens_details.reasoning_tokens, or the Responses API's
+	// output_tokens_details.reasoning_tokens), when it sent one.
+	HasReasoningTokens bool
+	ReasoningTokens    int
 }
 
 // PayloadOptions are the run-wide settings a payload uses.
@@ -147,7 +164,8 @@ func (o *PayloadOptions) setCommon(p *py.Object) {
 }
 
 // registry holds the backend kinds in registration order: vLLM's twelve
-// (its --backend choices, in its order), then any registered later.
+// (its --backend choices, in its order), vbench's own (the Responses and
+// Messages APIs), then any registered later.
 var registry = struct {
 	mu    sync.RWMutex
 	kinds []Kind
@@ -164,6 +182,10 @@ var registry = struct {
 	{Name: "infinity-embeddings-clip", URLSuffix: "embeddings", APIName: "Infinity Embeddings API", Task: TaskPooling},
 	{Name: "vllm-pooling", URLSuffix: "pooling", APIName: "vLLM Pooling API", Task: TaskPooling},
 	{Name: "vllm-rerank", URLSuffix: "rerank", APIName: "vLLM score API", Task: TaskPooling},
+	// vbench's own kinds, which vLLM's client does not have.
+	{Name: "openai-responses", URLSuffix: "responses", APIName: "OpenAI Responses API", Task: TaskGeneration, Stream: true},
+	{Name: "anthropic-messages", URLSuffix: "messages", APIName: "Anthropic Messages API", Task: TaskGeneration, Stream: true,
+		Headers: map[string]string{"anthropic-version": AnthropicVersion}, APIKeyHeader: "x-api-key"},
 }}
 
 // implement attaches the Codec of one of vLLM's kinds; the file of each

@@ -11,7 +11,7 @@ import (
 	"github.com/vbench/vbench/internal/record"
 )
 
-// TestVLLMKinds pins vLLM's twelve backends: their order (the --backend
+// TestVLLMKinds pins vLLM's twelve backends, then vbench's two: their order (the --backend
 // choices), what each needs of the URL, its task, whether vLLM treats it
 // as OpenAI compatible and whether it streams, and which vbench implements.
 func TestVLLMKinds(t *testing.T) {
@@ -32,10 +32,13 @@ func TestVLLMKinds(t *testing.T) {
 		{"infinity-embeddings-clip", "embeddings", "Infinity Embeddings API", TaskPooling, false, false},
 		{"vllm-pooling", "pooling", "vLLM Pooling API", TaskPooling, false, false},
 		{"vllm-rerank", "rerank", "vLLM score API", TaskPooling, false, false},
+		// vbench's own, after vLLM's.
+		{"openai-responses", "responses", "OpenAI Responses API", TaskGeneration, false, true},
+		{"anthropic-messages", "messages", "Anthropic Messages API", TaskGeneration, false, true},
 	}
 	kinds := Kinds()
 	if len(kinds) != len(want) {
-		t.Fatalf("%d kinds registered, want vLLM's %d: %v", len(kinds), len(want), Names())
+		t.Fatalf("%d kinds registered, want vLLM's 12 and vbench's 2: %v", len(kinds), Names())
 	}
 	for i, w := range want {
 		k := kinds[i]
@@ -47,7 +50,8 @@ func TestVLLMKinds(t *testing.T) {
 		}
 	}
 	supported := []string{"vllm", "openai", "openai-chat", "openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip",
-		"openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank"}
+		"openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank",
+		"openai-responses", "anthropic-messages"}
 	if got := SupportedNames(); !slices.Equal(got, supported) {
 		t.Errorf("SupportedNames() = %v, want %v", got, supported)
 	}
@@ -83,6 +87,9 @@ func TestMessageNoAllocs(t *testing.T) {
 	}{
 		{"completions", completions{}, `{"id":"cmpl-1","object":"text_completion","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}]}`},
 		{"chat", chat{}, `{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}`},
+		{"chat reasoning", chat{}, `{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"reasoning_content":"r","content":" tok"},"finish_reason":null}]}`},
+		{"responses", responses{}, `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":" tok","sequence_number":4}`},
+		{"messages", messages{}, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" tok"}}`},
 	} {
 		rec := &record.Record{Chunks: make([]time.Duration, 0, 1024)}
 		st := stream{rec: rec, codec: tc.codec, what: "SSE message", text: make([]byte, 0, 8192)}

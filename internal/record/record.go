@@ -47,6 +47,18 @@ type Record struct {
 	OutputTokens int `json:"output_tokens"`
 	// GeneratedText is the concatenated generated text.
 	GeneratedText string `json:"generated_text,omitempty"`
+	// FirstReasoning is the arrival time of the first message carrying
+	// reasoning text (a reasoning model's thinking), 0 when none did;
+	// ReasoningChunks counts those messages.
+	FirstReasoning  time.Duration `json:"first_reasoning_ns,omitempty"`
+	ReasoningChunks int           `json:"reasoning_chunks,omitempty"`
+	// FirstAnswer is the arrival time of the first message carrying answer
+	// text after reasoning, 0 when the stream had no reasoning or no
+	// answer: with FirstReasoning it splits a reasoning model's wait.
+	FirstAnswer time.Duration `json:"first_answer_ns,omitempty"`
+	// ReasoningTokens is the server's count of reasoning tokens among the
+	// output tokens, 0 when it sent none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// InputSequences is the number of inputs a pooling request carried
 	// (vLLM's num_input_sequences: a batch's length, a rerank request's
 	// documents); 0 for a generation request, where it does not apply.

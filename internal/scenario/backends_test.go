@@ -6,10 +6,11 @@ import (
 )
 
 // TestSchemaBackends checks the backend enumerations read from the schema:
-// vLLM's twelve in its order, and the two subsets validation uses.
+// vLLM's twelve in its order, then vbench's two, and the two subsets
+// validation uses.
 func TestSchemaBackends(t *testing.T) {
 	all := Backends()
-	if len(all) != 12 || all[0] != "vllm" || all[2] != "openai-chat" || all[11] != "vllm-rerank" {
+	if len(all) != 14 || all[0] != "vllm" || all[2] != "openai-chat" || all[11] != "vllm-rerank" || all[12] != "openai-responses" || all[13] != "anthropic-messages" {
 		t.Errorf("Backends() = %q", all)
 	}
 	compatible, completions := OpenAICompatibleBackends(), CompletionsBackends()

@@ -207,7 +207,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "unknown backend",
 			srcs: []Source{src("x.cue", "target: backend: \"tgi\"\n")},
-			want: `x.cue:1:18: target.backend: invalid value "tgi" (want one of "infinity-embeddings", "infinity-embeddings-clip", "openai", "openai-audio", "openai-chat", "openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec", "vllm", "vllm-pooling", "vllm-rerank")`,
+			want: `x.cue:1:18: target.backend: invalid value "tgi" (want one of "anthropic-messages", "infinity-embeddings", "infinity-embeddings-clip", "openai", "openai-audio", "openai-chat", "openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec", "openai-responses", "vllm", "vllm-pooling", "vllm-rerank")`,
 		},
 		{
 			name: "request rate neither inf nor number",
