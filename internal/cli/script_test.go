@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // repository root (for the shipped scenarios). Besides exec'ing vbench, a
 // script can start an in-process simulator with
 //
-//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME] [--lora A,B] [--profiler on|off]
+//	simserve [--ttft D] [--itl D] [--jitter D] [--fail-every N] [--tokenizer NAME] [--lora A,B] [--profiler on|off] [--reasoning-tokens N]
 //
 // which sets $SIM_URL for the rest of the script and stops the simulator
 // when the script ends ("simprofile STARTS STOPS" checks how many profiler
@@ -126,6 +126,8 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			cfg.LoRAModules = strings.Split(v, ",")
 		case "--profiler":
 			cfg.NoProfiler = v == "off"
+		case "--reasoning-tokens":
+			_, err = fmt.Sscan(v, &cfg.ReasoningTokens)
 		default:
 			set, ok := simserveFlags[args[i]]
 			if !ok {

@@ -15,9 +15,11 @@ import (
 
 const simDoc = `Serve a deterministic simulated OpenAI-compatible LLM server.
 
-It answers /v1/completions and /v1/chat/completions (streaming and not),
-/v1/models, /tokenize, /detokenize, /health and /metrics (vLLM-style names),
-with a latency model scheduled on absolute times: the first token after
+It answers /v1/completions, /v1/chat/completions, the Responses API's
+/v1/responses and the Messages API's /v1/messages (streaming and not), the
+pooling endpoints /v1/embeddings, /pooling and /rerank, /v1/models,
+/tokenize, /detokenize, /health and /metrics (vLLM-style names), with a
+latency model scheduled on absolute times: the first token after
 --ttft (plus --prefill-per-token per prompt token), then one token every
 --itl, with optional deterministic --jitter. Its /metrics also reports how
 late it wrote each event, so server-side delays are not blamed on the client.
@@ -29,6 +31,7 @@ const simExamples = `  vbench sim
   vbench sim --tokenizer cl100k_base --fail-every 10
   vbench sim --close-after-stream --drop-every 50   # connection faults
   vbench sim --spec-decode-tokens 3 --spec-decode-acceptance 0.5
+  vbench sim --reasoning-tokens 32                   # a reasoning model
   vbench sim --addr 127.0.0.1:0 --url-file sim.url   # a free port, written to sim.url`
 
 func newSimCmd(p Process) *cobra.Command {
@@ -76,6 +79,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.BoolVar(&cfg.CloseAfterStream, "close-after-stream", cfg.CloseAfterStream, "close each connection after its streamed response while advertising keep-alive, as llama.cpp's server does")
 	f.DurationVar(&cfg.CloseAfterStreamDelay, "close-after-stream-delay", cfg.CloseAfterStreamDelay, "with --close-after-stream, how long after the response the connection is closed")
 	f.IntVar(&cfg.DropEvery, "drop-every", cfg.DropEvery, "read every Nth request and close its connection without answering (0 = never)")
+	f.IntVar(&cfg.ReasoningTokens, "reasoning-tokens", cfg.ReasoningTokens, "make the first N tokens of every chat, Responses and Messages answer reasoning (a reasoning model; 0 = none)")
 	f.IntVar(&cfg.SpecDecodeTokens, "spec-decode-tokens", cfg.SpecDecodeTokens, "expose vLLM's speculative-decoding counters (two engines) for this many draft tokens per step (0 = none)")
 	f.Float64Var(&cfg.SpecDecodeAcceptance, "spec-decode-acceptance", cfg.SpecDecodeAcceptance, "share of draft tokens accepted, 0 to 1, by a deterministic model")
 	f.IntVar(&cfg.PrefixCacheBlocks, "prefix-cache-blocks", cfg.PrefixCacheBlocks, "capacity of the simulated prefix cache in 16-token blocks (LRU), reported as vLLM's prefix-cache counters and KV-cache usage (0 = off)")

@@ -36,6 +36,10 @@ const (
 	fReadLag // nanoseconds
 	fCount   // the client tokenizer's count of the text, plus one (0: not counted)
 	fSeqs    // a pooling request's input sequences
+	fTTFR    // time to first reasoning token, s (flagReasoning)
+	fTTFA    // time to first answer token after reasoning, s (flagAnswered)
+	fRChunks // reasoning messages
+	fRTokens // the server's reasoning tokens
 	rowFields
 	rowSize = 8 * rowFields
 )
@@ -47,6 +51,8 @@ const (
 	flagSuccess                // it succeeded
 	flagStopString             // it ended on a stop string
 	flagStopToken              // it ended on a stop token
+	flagReasoning              // its stream carried reasoning
+	flagAnswered               // and then answer text
 )
 
 // row is one request's row.
@@ -274,6 +280,15 @@ func (a *Accumulator) fill(r *row, o *Outcome) {
 	r[fPromptLen] = uint64(o.PromptLen)
 	r[fOutputTokens] = uint64(o.OutputTokens)
 	r[fSeqs] = uint64(o.InputSequences)
+	if o.ReasoningChunks > 0 {
+		r[fFlags] |= flagReasoning
+		r.setF(fTTFR, o.TTFR)
+		r[fRChunks], r[fRTokens] = uint64(o.ReasoningChunks), uint64(o.ReasoningTokens)
+		if o.TTFA > 0 {
+			r[fFlags] |= flagAnswered
+			r.setF(fTTFA, o.TTFA)
+		}
+	}
 	r.setF(fTTFT, o.TTFT)
 	r.setF(fLatency, o.Latency)
 	r.setF(fStart, o.StartTime)
@@ -349,7 +364,8 @@ func (a *Accumulator) each(texts bool, errp *error) iter.Seq2[*Outcome, *row] {
 				continue
 			}
 			o = Outcome{Success: r.has(flagSuccess), PromptLen: int(r[fPromptLen]), OutputTokens: int(r[fOutputTokens]),
-				InputSequences: int(r[fSeqs]), TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
+				InputSequences: int(r[fSeqs]), ReasoningChunks: int(r[fRChunks]), ReasoningTokens: int(r[fRTokens]),
+				TTFR: r.f(fTTFR), TTFA: r.f(fTTFA), TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
 			if n := int(r[fITLN]); n > 0 {
 				raw, err := itls.at(8*int64(r[fITLOff]), 8*n)
 				if err != nil {
@@ -495,6 +511,8 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		}
 	}()
 	ttfts, tpots, itls, e2els, queues, e2elsQueue := newCol(), newCol(), newCol(), newCol(), newCol(), newCol()
+	ttfrs, ttfas := newCol(), newCol()
+	var rs ReasoningSummary
 	starts, ends, sendLags, readLags := newCol(), newCol(), newCol(), newCol()
 	var ta TokenAccounting
 	good := 0
@@ -555,7 +573,16 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 			maxEnd = max(maxEnd, o.StartTime+o.Latency)
 			s.Completed++
 			if opt.AccountTokens && s.HasTokenizer {
-				ta.add(int(r[fOutputTokens]), int(r[fCount])-1, r.has(flagStopString), r.has(flagStopToken))
+				// The text holds the answer only: a reasoning stream's
+				// server count loses the reasoning tokens it reported.
+				server := int(r[fOutputTokens])
+				if r.has(flagReasoning) && r[fRTokens] > 0 && server > 0 {
+					server = max(server-int(r[fRTokens]), 0)
+				}
+				ta.add(server, int(r[fCount])-1, r.has(flagStopString), r.has(flagStopToken))
+			}
+			if r.has(flagReasoning) {
+				rs.add(o, outLen, ttfrs, ttfas)
 			}
 		}
 	}
@@ -605,6 +632,15 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 			return nil, err
 		}
 		s.Metrics = append(s.Metrics, st)
+	}
+	if rs.Requests > 0 {
+		if rs.TTFR, err = ttfrs.describe("ttfr", opt.Percentiles); err != nil {
+			return nil, err
+		}
+		if rs.TTFA, err = ttfas.describe("ttfa", opt.Percentiles); err != nil {
+			return nil, err
+		}
+		s.Reasoning = &rs
 	}
 	if opt.SteadyState != nil && !opt.Pooling {
 		if s.SteadyState, err = a.steady(dur, t0, maxEnd, starts, ends, s.HasTokenizer, newCol); err != nil {
@@ -830,4 +866,38 @@ func (a *Accumulator) steady(dur, t0, maxEnd float64, starts, ends *column, hasT
 		return nil, err
 	}
 	return ss, nil
+}
+
+// ReasoningSummary is what a run's reasoning streams showed (vbench's,
+// beside vLLM's metrics, whose TTFT counts the first message of either
+// kind): over the successes whose stream carried reasoning, the times to
+// their first reasoning and first answer text, and their tokens apart.
+type ReasoningSummary struct {
+	// Requests counts the successes whose stream carried reasoning;
+	// Answered those of them that then carried answer text.
+	Requests, Answered int
+	// ReasoningTokens sums their reasoning tokens: the server's count
+	// (usage's reasoning tokens) where it sent one, else their reasoning
+	// messages. AnswerTokens sums their output length less that.
+	ReasoningTokens, AnswerTokens int
+	// TTFR is the time from the request to its first reasoning text, and
+	// TTFA to its first answer text after the reasoning (over Answered),
+	// in milliseconds as the latency metrics are.
+	TTFR, TTFA MetricStats
+}
+
+// add counts one success that reasoned, whose output length is outLen.
+func (rs *ReasoningSummary) add(o *Outcome, outLen int, ttfrs, ttfas *column) {
+	rs.Requests++
+	reasoning := o.ReasoningTokens
+	if reasoning == 0 {
+		reasoning = o.ReasoningChunks
+	}
+	rs.ReasoningTokens += reasoning
+	rs.AnswerTokens += max(outLen-reasoning, 0)
+	ttfrs.add(o.TTFR)
+	if o.TTFA > 0 {
+		rs.Answered++
+		ttfas.add(o.TTFA)
+	}
 }

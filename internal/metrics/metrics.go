@@ -84,6 +84,12 @@ type Outcome struct {
 	// InputSequences is a pooling request's number of inputs (vLLM's
 	// num_input_sequences).
 	InputSequences int
+	// ReasoningChunks counts the messages that carried reasoning text
+	// (0: none did, and the reasoning fields are unset); TTFR is the time
+	// to the first of them, TTFA to the first answer text after them (0:
+	// none came), and ReasoningTokens the server's reasoning token count.
+	ReasoningChunks, ReasoningTokens int
+	TTFR, TTFA                       float64
 	// GeneratedText is the concatenated generated text.
 	GeneratedText string
 	// TTFT is the time to first token (0 when no chunk arrived).
@@ -112,19 +118,27 @@ type Outcome struct {
 // within about 1e-13 s.
 func FromRecord(r *record.Record) Outcome {
 	o := Outcome{
-		Success:        r.Success,
-		PromptLen:      r.PromptLen,
-		OutputTokens:   r.OutputTokens,
-		InputSequences: r.InputSequences,
-		TTFT:           r.TTFT(),
-		ITLs:           r.ITLs(),
-		StartTime:      r.Start.Seconds(),
-		QueueTime:      r.ClientQueueTime(),
-		Error:          r.Error,
+		Success:         r.Success,
+		PromptLen:       r.PromptLen,
+		OutputTokens:    r.OutputTokens,
+		InputSequences:  r.InputSequences,
+		ReasoningChunks: r.ReasoningChunks,
+		ReasoningTokens: r.ReasoningTokens,
+		TTFT:            r.TTFT(),
+		ITLs:            r.ITLs(),
+		StartTime:       r.Start.Seconds(),
+		QueueTime:       r.ClientQueueTime(),
+		Error:           r.Error,
 	}
 	if r.Success {
 		o.Latency = r.Latency()
 		o.GeneratedText = r.GeneratedText
+	}
+	if r.ReasoningChunks > 0 {
+		o.TTFR = (r.FirstReasoning - r.Start).Seconds()
+		if r.FirstAnswer > 0 {
+			o.TTFA = (r.FirstAnswer - r.Start).Seconds()
+		}
 	}
 	return o
 }
@@ -245,6 +259,10 @@ type Summary struct {
 
 	// FailureErrors are the error texts of the failed requests, in order.
 	FailureErrors []string
+
+	// Reasoning summarises the successes whose streams carried reasoning
+	// (a reasoning model's); nil when none did.
+	Reasoning *ReasoningSummary
 
 	// SteadyState is the steady-state window and its metrics when
 	// Options.SteadyState asked for them and the run has one (see

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -416,3 +417,32 @@ func TestComputeLeavesOutNotSent(t *testing.T) {
 			s.Completed, s.Failed, s.Errors, s.FailureErrors, len(s.InputLens))
 	}
 }
+
+// The reasoning summary covers the successes that reasoned: the times to
+// their first reasoning and first answer text, and their tokens apart (the
+// server's reasoning count, else the reasoning messages).
+func TestReasoningSummary(t *testing.T) {
+	outs := []Outcome{
+		{Success: true, OutputTokens: 10, ReasoningChunks: 4, ReasoningTokens: 6, TTFR: 0.1, TTFA: 0.5, TTFT: 0.1, Latency: 1},
+		{Success: true, OutputTokens: 8, ReasoningChunks: 3, TTFR: 0.2, TTFA: 0.4, TTFT: 0.2, Latency: 1},
+		{Success: true, OutputTokens: 5, ReasoningChunks: 5, TTFR: 0.3, TTFT: 0.3, Latency: 1}, // reasoned to the end
+		{Success: true, OutputTokens: 7, TTFT: 0.05, Latency: 1},                               // no reasoning
+		{Success: false, ReasoningChunks: 2, TTFR: 0.1, Error: "boom"},                         // failures never count
+	}
+	s := ComputeOutcomes(outs, 2, Options{Percentiles: []float64{50}})
+	rs := s.Reasoning
+	if rs == nil {
+		t.Fatal("no reasoning summary")
+	}
+	if rs.Requests != 3 || rs.Answered != 2 || rs.ReasoningTokens != 6+3+5 || rs.AnswerTokens != 4+5+0 {
+		t.Errorf("summary %+v", rs)
+	}
+	if !nearly(rs.TTFR.Mean, 200) || !nearly(rs.TTFR.Median, 200) || !nearly(rs.TTFA.Mean, 450) || !nearly(rs.TTFA.Percentiles[0].Value, 450) {
+		t.Errorf("TTFR %+v, TTFA %+v", rs.TTFR, rs.TTFA)
+	}
+	if s := ComputeOutcomes(outs[3:4], 1, Options{}); s.Reasoning != nil {
+		t.Errorf("a run without reasoning has a summary %+v", s.Reasoning)
+	}
+}
+
+func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -44,6 +44,10 @@ type vbenchInfo struct {
 	// TokenAccounting compares the client's and the server's output
 	// token counts (see tokenAccountingJSON); no key without a tokenizer.
 	TokenAccounting any `json:"token_accounting,omitempty"`
+	// Reasoning splits a reasoning model's streams: time to first
+	// reasoning and to first answer token, and the tokens of each (see
+	// reasoningJSON); no key when no stream carried reasoning.
+	Reasoning any `json:"reasoning,omitempty"`
 	// ServerTimeline is the server's load gauges sampled during the run
 	// (see serverTimelineJSON); no key when the run did not sample.
 	ServerTimeline any `json:"server_timeline,omitempty"`
@@ -152,7 +156,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState), PrefixCache: prefixCacheJSON(out.PrefixCache),
 		Interrupted: out.Interrupted, NotSent: out.NotSent, TokenAccounting: tokenAccountingJSON(out.TokenAccounting),
-		PeakOverlappingRequests: sum.PeakOverlappingRequests}
+		PeakOverlappingRequests: sum.PeakOverlappingRequests, Reasoning: reasoningJSON(sum.Reasoning)}
 	info.ServerTimeline = serverTimelineJSON(sc.ScrapeInterval(env.Argv != nil), out.ServerSamples)
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the

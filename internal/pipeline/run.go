@@ -428,7 +428,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, n) + steadyLine(steady, sum.SteadyState) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, n) + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	if err != nil {
 		return out, errors.Join(windowErr, err)
 	}

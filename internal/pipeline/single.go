@@ -128,7 +128,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		if sc.Target.Model != "" {
 			cfg.Model = sc.Target.Model
 		}
-		cfg.Seed = s.Seed
+		cfg.Seed, cfg.ReasoningTokens = s.Seed, s.ReasoningTokens
 		if sd := s.SpecDecode; sd != nil {
 			cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance = sd.Tokens, sd.Acceptance
 		}

@@ -39,6 +39,7 @@ var implemented = map[string]string{
 	"target.simulator.output_len":             "output length without max tokens; sim/generate_test.go (Config.DefaultOutputLen)",
 	"target.simulator.model":                  "served model name and result model_id; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.simulator.seed":                   "simulator jitter and text; sim/schedule_test.go (Config.Seed)",
+	"target.simulator.reasoning_tokens":       "simulated reasoning deltas; sim/apis_test.go (TestAPIStreamFraming), testdata/script/apis_sim.txtar",
 	"target.simulator.spec_decode.tokens":     "simulated spec-decode counters; testdata/script/run_spec_decode.txtar",
 	"target.simulator.spec_decode.acceptance": "simulated acceptance; testdata/script/run_spec_decode.txtar",
 

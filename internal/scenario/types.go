@@ -98,6 +98,10 @@ type Simulator struct {
 	Model string `json:"model"`
 	// Seed seeds the simulator's deterministic jitter and text.
 	Seed int64 `json:"seed"`
+	// ReasoningTokens makes the simulator a reasoning model: the first
+	// ReasoningTokens tokens of chat, Responses and Messages answers are
+	// reasoning (sim.Config.ReasoningTokens); 0 has none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// SpecDecode, when set, makes the simulator expose vLLM's
 	// speculative-decoding counters.
 	SpecDecode *SimSpecDecode `json:"spec_decode,omitempty"`

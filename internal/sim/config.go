@@ -87,6 +87,13 @@ type Config struct {
 	// (no such families). Timing is unchanged: a hit costs the same
 	// prefill.
 	PrefixCacheBlocks int
+	// ReasoningTokens makes the simulator a reasoning model: the first
+	// ReasoningTokens tokens of every chat, Responses and Messages answer
+	// (at most all but the last) are reasoning, streamed as chat's
+	// delta.reasoning_content, Responses' response.reasoning_text.delta
+	// and Messages' thinking_delta, and counted in the usage's reasoning
+	// tokens. Completions answers have none. 0 turns it off.
+	ReasoningTokens int
 	// NoProfiler makes /start_profile and /stop_profile answer 404, as
 	// vLLM does when it runs without a profiler configured.
 	NoProfiler bool
@@ -143,6 +150,9 @@ func (c Config) validate() error {
 	}
 	if c.PrefixCacheBlocks < 0 || c.PrefixCacheBlocks > 1<<30 {
 		errs = append(errs, fmt.Errorf("prefix cache blocks must be in [0, 2^30], got %d", c.PrefixCacheBlocks))
+	}
+	if c.ReasoningTokens < 0 {
+		errs = append(errs, fmt.Errorf("reasoning tokens must not be negative, got %d", c.ReasoningTokens))
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))

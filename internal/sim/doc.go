@@ -1,8 +1,11 @@
 // Package sim is a deterministic, OpenAI-compatible simulated LLM server that
 // frames its responses exactly like vLLM's OpenAI server.
 //
-// It serves GET /v1/models, POST /v1/completions, POST /v1/chat/completions
-// (Server-Sent Events and plain JSON), the pooling endpoints POST
+// It serves GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
+// the Responses API's POST /v1/responses and the Messages API's POST
+// /v1/messages (Server-Sent Events and plain JSON; each API's own event
+// shapes, with reasoning deltas when [Config.ReasoningTokens] is set), the
+// pooling endpoints POST
 // /v1/embeddings, /pooling and /rerank (also /v1/rerank and /v2/rerank;
 // deterministic unit vectors, encoding_format float, base64, bytes and
 // bytes_only, answered after the prefill time of all their tokens), POST

@@ -20,8 +20,11 @@ type genRequest struct {
 	Model               string          `json:"model"`
 	Prompt              json.RawMessage `json:"prompt"`
 	Messages            json.RawMessage `json:"messages"`
+	Input               json.RawMessage `json:"input"`  // Responses
+	System              json.RawMessage `json:"system"` // Messages
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	MaxOutputTokens     *int            `json:"max_output_tokens"` // Responses
 	MinTokens           *int            `json:"min_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
 	Stream              bool            `json:"stream"`
@@ -33,16 +36,17 @@ type genRequest struct {
 // choice is the plan and progress of one generated sequence (one per prompt
 // of a batched completions request).
 type choice struct {
-	index  int
-	prompt int    // prompt tokens
-	n      int    // tokens to generate
-	reason int    // finishStop or finishLength
-	key    uint64 // request key: seeds timing, length and text
-	sched  scheduler
-	k      int           // tokens rendered so far
-	due    time.Duration // due offset of token k
-	last   time.Time     // when the previous token was written
-	done   bool          // the last token was written
+	index     int
+	prompt    int    // prompt tokens
+	n         int    // tokens to generate
+	reason    int    // finishStop or finishLength
+	key       uint64 // request key: seeds timing, length and text
+	sched     scheduler
+	reasoning int           // the first tokens that are reasoning (Config.ReasoningTokens)
+	k         int           // tokens rendered so far
+	due       time.Duration // due offset of token k
+	last      time.Time     // when the previous token was written
+	done      bool          // the last token was written
 }
 
 // token returns the k-th generated token of c; a natural stop ends with the
@@ -56,9 +60,9 @@ func (s *Server) token(c *choice, k int) *outToken {
 
 var eosToken outToken
 
-// serveGenerate answers POST /v1/completions (chat=false) and
-// POST /v1/chat/completions (chat=true).
-func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
+// serveGenerate answers POST /v1/completions, /v1/chat/completions,
+// /v1/responses and /v1/messages (the API a says which).
+func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	in, ok := s.admit(w, r)
 	if !ok {
 		return
@@ -69,9 +73,13 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		fail(badRequest("invalid JSON request body: %v", err))
 		return
 	}
-	prompts, e := s.parsePrompts(&req, chat)
+	prompts, e := s.apiPrompts(&req, a)
 	if e != nil {
 		fail(e)
+		return
+	}
+	if a == apiMessages && req.MaxTokens == nil {
+		fail(badRequest("max_tokens: Field required"))
 		return
 	}
 	if req.StreamOptions != nil && !req.Stream {
@@ -85,21 +93,18 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	lora := s.countLoRA(req.Model)
 	choices := make([]choice, len(prompts))
 	for i, ids := range prompts {
-		if e := s.plan(&choices[i], i, ids, &req, chat); e != nil {
+		if e := s.plan(&choices[i], i, ids, &req, a); e != nil {
 			fail(e)
 			return
 		}
 	}
 
-	prefix, object := "cmpl-", "text_completion"
-	if chat {
-		prefix, object = "chatcmpl-", "chat.completion"
-	}
+	prefix, object := a.idPrefix(), a.object()
 	if reqID == "" {
 		reqID = fmt.Sprintf("%016x%016x", hash3(s.cfg.Seed, saltRequest, seq, 0), hash3(s.cfg.Seed, saltRequest, seq, 1))
 	}
 	g := &generation{
-		s: s, w: w, ctx: r.Context(), t0: t0, chat: chat,
+		s: s, w: w, ctx: r.Context(), t0: t0, api: a, chat: a == apiChat,
 		choices: choices,
 		id:      prefix + reqID,
 		created: t0.Unix(),
@@ -118,7 +123,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	m.running.Add(1)
 	defer m.running.Add(-1)
 	if req.Stream {
-		if chat {
+		if a == apiChat {
 			object = "chat.completion.chunk"
 		}
 		g.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -278,8 +283,8 @@ func chatText(raw json.RawMessage) (string, *apiError) {
 				return "", badRequest("messages[%d].content: %v", i, err)
 			}
 			for j, part := range parts {
-				if part.Type != "text" {
-					continue
+				if part.Type != "text" && part.Type != "input_text" && part.Type != "output_text" {
+					continue // an image, audio, ... (Responses' text parts are input_text and output_text)
 				}
 				if j > 0 {
 					b.WriteByte('\n')
@@ -310,11 +315,14 @@ func promptKey(ids []int, index int) uint64 {
 
 // plan fixes the length, finish reason and schedule of one choice, applying
 // vLLM's length rules.
-func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, chat bool) *apiError {
+func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *apiError {
 	p, limit := len(ids), s.cfg.MaxModelLen
 	requested, name := req.MaxTokens, "max_tokens"
-	if chat && req.MaxCompletionTokens != nil {
+	switch {
+	case a == apiChat && req.MaxCompletionTokens != nil:
 		requested, name = req.MaxCompletionTokens, "max_completion_tokens"
+	case a == apiResponses:
+		requested, name = req.MaxOutputTokens, "max_output_tokens"
 	}
 	if p >= limit {
 		return badRequest("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", limit, p)
@@ -347,6 +355,9 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, chat boo
 			c.n, c.reason = n, finishStop
 		}
 	}
+	if a != apiCompletions {
+		c.reasoning = min(s.cfg.ReasoningTokens, c.n-1)
+	}
 	c.sched = newScheduler(s.cfg, p, c.key)
 	c.due = c.sched.next()
 	s.metrics.prefix.lookup(ids)
@@ -359,10 +370,13 @@ type generation struct {
 	w            http.ResponseWriter
 	ctx          context.Context
 	t0           time.Time
-	chat         bool
+	api          api
+	chat         bool // api == apiChat
 	includeUsage bool
 	choices      []choice
 	id           string
+	idEsc        []byte // id JSON-escaped, without quotes (Responses' item ids)
+	seq          int    // the next Responses sequence_number
 	created      int64
 	model        string // the model the request named: the served model or a LoRA module
 	modelJSON    []byte // model as a JSON string
@@ -419,6 +433,14 @@ var finishJSON = [numFinish]string{`"stop"`, `"length"`, `"abort"`}
 
 // appendToken appends the SSE event of token k of choice c.
 func (g *generation) appendToken(b []byte, c *choice, k int) []byte {
+	switch {
+	case g.api == apiResponses:
+		return g.appendResponsesToken(b, c, k)
+	case g.api == apiMessages:
+		return g.appendMessagesToken(b, c, k)
+	case k < c.reasoning:
+		return g.appendChatReasoning(b, c, k)
+	}
 	b = append(b, sseData...)
 	b = append(b, g.head...)
 	b = append(b, `{"index":`...)
@@ -449,10 +471,11 @@ func (g *generation) appendToken(b []byte, c *choice, k int) []byte {
 
 // appendUsage appends the usage event: the same head with no choices.
 func (g *generation) appendUsage(b []byte) []byte {
-	var prompt, completion int
+	var prompt, completion, reasoning int
 	for i := range g.choices {
 		prompt += g.choices[i].prompt
 		completion += g.choices[i].n
+		reasoning += g.choices[i].reasoning
 	}
 	b = append(b, sseData...)
 	b = append(b, g.head...)
@@ -462,6 +485,11 @@ func (g *generation) appendUsage(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(prompt+completion), 10)
 	b = append(b, `,"completion_tokens":`...)
 	b = strconv.AppendInt(b, int64(completion), 10)
+	if reasoning > 0 {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(reasoning), 10)
+		b = append(b, '}')
+	}
 	return append(b, "}}\n\n"...)
 }
 
@@ -474,6 +502,8 @@ func (g *generation) stream(r *http.Request, object string) {
 	s := g.s
 	g.head = fmt.Appendf(nil, `{"id":%s,"object":"%s","created":%d,"model":%s,"choices":[`,
 		appendJSONString(nil, g.id), object, g.created, g.modelJSON)
+	q := appendJSONString(nil, g.id)
+	g.idEsc = q[1 : len(q)-1]
 	g.buf = make([]byte, 0, 1024)
 	for i := range g.choices {
 		g.remaining += g.choices[i].n
@@ -518,11 +548,8 @@ func (g *generation) writeDue() bool {
 	if g.raw != nil {
 		b = g.buf[:chunkRoom]
 	}
-	if !g.started && g.chat {
-		b = append(b, sseData...)
-		b = append(b, g.head...)
-		b = append(b, chatRoleDelta...)
-		b = append(b, sseEnd...)
+	if !g.started {
+		b = g.appendPrologue(b)
 	}
 	g.started = true
 	n := 0
@@ -535,10 +562,7 @@ func (g *generation) writeDue() bool {
 			c.due = c.sched.next()
 		}
 		if g.remaining--; g.remaining == 0 {
-			if g.includeUsage {
-				b = g.appendUsage(b)
-			}
-			b = append(b, sseDone...)
+			b = g.appendEpilogue(b)
 			break
 		}
 		if n == len(g.pending) {
@@ -672,9 +696,10 @@ type (
 	chatChoiceJSON struct {
 		Index   int `json:"index"`
 		Message struct {
-			Role      string     `json:"role"`
-			Content   string     `json:"content"`
-			ToolCalls []struct{} `json:"tool_calls"`
+			Role             string     `json:"role"`
+			Content          string     `json:"content"`
+			ReasoningContent *string    `json:"reasoning_content,omitempty"`
+			ToolCalls        []struct{} `json:"tool_calls"`
 		} `json:"message"`
 		Logprobs     *struct{} `json:"logprobs"`
 		FinishReason string    `json:"finish_reason"`
@@ -692,10 +717,51 @@ type (
 	}
 )
 
+// writeChoices writes the non-streamed completions or chat answer: each
+// choice's text (chat: its answer in content, its reasoning in
+// reasoning_content) and the usage.
+func (g *generation) writeChoices(object string) {
+	s := g.s
+	resp := responseJSON{ID: g.id, Object: object, Created: g.created, Model: g.model}
+	var completionChoices []completionChoiceJSON
+	var chatChoices []chatChoiceJSON
+	for i := range g.choices {
+		c := &g.choices[i]
+		var text, reasoning strings.Builder
+		for k := range c.n {
+			if k < c.reasoning {
+				reasoning.WriteString(s.token(c, k).text)
+			} else {
+				text.WriteString(s.token(c, k).text)
+			}
+		}
+		reason := finishNames[c.reason]
+		if g.chat {
+			cc := chatChoiceJSON{Index: c.index, FinishReason: reason}
+			cc.Message.Role, cc.Message.Content, cc.Message.ToolCalls = "assistant", text.String(), []struct{}{}
+			if c.reasoning > 0 {
+				r := reasoning.String()
+				cc.Message.ReasoningContent = &r
+			}
+			chatChoices = append(chatChoices, cc)
+		} else {
+			completionChoices = append(completionChoices, completionChoiceJSON{Index: c.index, Text: text.String(), FinishReason: reason})
+		}
+		resp.Usage.PromptTokens += c.prompt
+		resp.Usage.CompletionTokens += c.n
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	resp.Choices = completionChoices
+	if g.chat {
+		resp.Choices = chatChoices
+	}
+	writeJSON(g.w, http.StatusOK, resp)
+}
+
 // respond answers with one JSON object once the last token of every choice is
 // due.
 func (g *generation) respond(object string) {
-	s, m := g.s, g.s.metrics
+	m := g.s.metrics
 	var final time.Duration
 	for i := range g.choices {
 		c := &g.choices[i]
@@ -710,32 +776,11 @@ func (g *generation) respond(object string) {
 		g.abort()
 		return
 	}
-	resp := responseJSON{ID: g.id, Object: object, Created: g.created, Model: g.model}
-	var completionChoices []completionChoiceJSON
-	var chatChoices []chatChoiceJSON
-	for i := range g.choices {
-		c := &g.choices[i]
-		var text strings.Builder
-		for k := range c.n {
-			text.WriteString(s.token(c, k).text)
-		}
-		reason := finishNames[c.reason]
-		if g.chat {
-			cc := chatChoiceJSON{Index: c.index, FinishReason: reason}
-			cc.Message.Role, cc.Message.Content, cc.Message.ToolCalls = "assistant", text.String(), []struct{}{}
-			chatChoices = append(chatChoices, cc)
-		} else {
-			completionChoices = append(completionChoices, completionChoiceJSON{Index: c.index, Text: text.String(), FinishReason: reason})
-		}
-		resp.Usage.PromptTokens += c.prompt
-		resp.Usage.CompletionTokens += c.n
+	if g.api == apiResponses || g.api == apiMessages {
+		writeJSON(g.w, http.StatusOK, g.apiBody())
+	} else {
+		g.writeChoices(object)
 	}
-	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	resp.Choices = completionChoices
-	if g.chat {
-		resp.Choices = chatChoices
-	}
-	writeJSON(g.w, http.StatusOK, resp)
 	now := time.Now()
 	m.lateness.record(now.Sub(due))
 	for i := range g.choices {

@@ -169,8 +169,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.serveModels)
-	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, false) })
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, true) })
+	for path, a := range map[string]api{"/v1/completions": apiCompletions, "/v1/chat/completions": apiChat,
+		"/v1/responses": apiResponses, "/v1/messages": apiMessages} {
+		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, a) })
+	}
 	for path, kind := range map[string]int{"/v1/embeddings": poolEmbed, "/pooling": poolPool, "/rerank": poolRerank, "/v1/rerank": poolRerank, "/v2/rerank": poolRerank} {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, kind) })
 	}
