@@ -161,3 +161,35 @@ func TestAPIPayloads(t *testing.T) {
 		}
 	}
 }
+
+// Chat messages with content parts go as vLLM's chat request function
+// sends them: the prompt's text part (type first) then the media, or, for
+// a message vLLM's multimodal chat transformation made, its text part
+// with the text first.
+func TestChatContentParts(t *testing.T) {
+	img := dataset.Part{Type: dataset.PartImage, URL: "data:image/jpeg;base64,AAAA"}
+	vid := dataset.Part{Type: dataset.PartVideo, URL: "data:video/jpeg;base64,AA,BB"}
+	for _, tc := range []struct {
+		msgs []dataset.Message
+		want string
+	}{
+		{[]dataset.Message{{Role: dataset.RoleUser, Parts: []dataset.Part{{Type: dataset.PartText, Text: "see"}, img, vid}}},
+			`"messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AAAA"}},{"type":"video_url","video_url":{"url":"data:video/jpeg;base64,AA,BB"}}]}]`},
+		{[]dataset.Message{{Role: dataset.RoleUser, Parts: []dataset.Part{{Type: dataset.PartText, Text: "see"}, img}, Transformed: true}},
+			`"messages":[{"role":"user","content":[{"text":"see","type":"text"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AAAA"}}]}]`},
+		{[]dataset.Message{{Role: dataset.RoleSystem, Content: "s"}, {Role: dataset.RoleUser, Content: "q"}},
+			`"messages":[{"role":"system","content":"s"},{"role":"user","content":"q"}]`},
+	} {
+		c, err := New(Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.Prepare([]dataset.Request{{Prompt: "see", Messages: tc.msgs, OutputLen: 2}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(p[0].body); !strings.Contains(got, tc.want) {
+			t.Errorf("payload %s\nwant it to contain %s", got, tc.want)
+		}
+	}
+}

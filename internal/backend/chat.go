@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
@@ -24,7 +25,15 @@ func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
-	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+	if len(r.Messages) > 0 {
+		msgs, err := chatMessages(r.Messages)
+		if err != nil {
+			return nil, err
+		}
+		p.Set("messages", msgs)
+	} else {
+		p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
+	}
 	p.Set("max_completion_tokens", r.OutputLen)
 	p.Set("stream", true)
 	p.Set("stream_options", map[string]any{"include_usage": true})
@@ -48,6 +57,51 @@ type chatMessage struct {
 type contentPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+// chatMessages renders a request's chat messages as vLLM's chat request
+// function sends them: a message with parts has a content array (text
+// {"type": "text", "text": ...}, or text first in a message vLLM's
+// multimodal chat transformation made; images {"type": "image_url",
+// "image_url": {"url": ...}}, videos likewise as video_url, audio as
+// audio_url), any other a content string.
+func chatMessages(msgs []dataset.Message) ([]*py.Object, error) {
+	out := make([]*py.Object, len(msgs))
+	for i, m := range msgs {
+		o := py.NewObject()
+		o.Set("role", string(m.Role))
+		if m.Parts == nil {
+			o.Set("content", m.Content)
+			out[i] = o
+			continue
+		}
+		parts := make([]*py.Object, len(m.Parts))
+		for j, part := range m.Parts {
+			q := py.NewObject()
+			switch part.Type {
+			case dataset.PartText:
+				if m.Transformed {
+					q.Set("text", part.Text)
+					q.Set("type", "text")
+				} else {
+					q.Set("type", "text")
+					q.Set("text", part.Text)
+				}
+			case dataset.PartImage, dataset.PartVideo, dataset.PartAudio:
+				key := string(part.Type) + "_url"
+				url := py.NewObject()
+				url.Set("url", part.URL)
+				q.Set("type", key)
+				q.Set(key, url)
+			default:
+				return nil, fmt.Errorf("message %d part %d: unknown content part type %q", i, j, part.Type)
+			}
+			parts[j] = q
+		}
+		o.Set("content", parts)
+		out[i] = o
+	}
+	return out, nil
 }
 
 // errTokenPrompt refuses a prompt of token ids, which the chat API cannot

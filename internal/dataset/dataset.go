@@ -107,6 +107,11 @@ type Message struct {
 	// Parts, when non-nil, is the content as a list of parts (text and
 	// media, in order), sent as an array; Content is then ignored.
 	Parts []Part
+	// Transformed marks a message vLLM's
+	// apply_multimodal_chat_transformation made (--enable-multimodal-chat):
+	// vLLM writes its text parts' keys text first, then type, where the
+	// chat request function writes type first.
+	Transformed bool
 }
 
 // PartType is the kind of a content part.

@@ -109,7 +109,8 @@ func conversationRow(row hfRow, s *hfSampling) (Request, bool, error) {
 		parts = append(parts, Part{Type: PartImage, URL: imageURL(img)})
 	}
 	if parts != nil || s.spec.EnableMultimodalChat {
-		r.Messages = []Message{{Role: RoleUser, Parts: append([]Part{{Type: PartText, Text: r.Prompt}}, parts...)}}
+		r.Messages = []Message{{Role: RoleUser, Parts: append([]Part{{Type: PartText, Text: r.Prompt}}, parts...),
+			Transformed: s.spec.EnableMultimodalChat}}
 	}
 	return r, true, nil
 }

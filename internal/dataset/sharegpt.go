@@ -590,7 +590,7 @@ func shareGPTRequest(path string, e *shareGPTEntry, multimodalChat bool) (Reques
 		if media != nil {
 			parts = append(parts, *media)
 		}
-		r.Messages = []Message{{Role: RoleUser, Parts: parts}}
+		r.Messages = []Message{{Role: RoleUser, Parts: parts, Transformed: multimodalChat}}
 	}
 	return r, nil
 }

@@ -47,9 +47,11 @@ type HF struct {
 	tokens   []string // id -> token (vocabulary and added tokens)
 	hasToken []bool
 	special  []int
-	cleanup  bool
-	chat     *chatTemplate
-	bos, eos string
+	// addedSpecial are the added tokens marked special (AddedSpecialIDs).
+	addedSpecial []int
+	cleanup      bool
+	chat         *chatTemplate
+	bos, eos     string
 }
 
 var _ Tokenizer = (*HF)(nil)
@@ -235,6 +237,13 @@ func newHF(name string, root *jvalue, cfg *tokenizerConfig) (*HF, error) {
 	}
 	slices.Sort(t.special)
 	t.special = slices.Compact(t.special)
+	for _, a := range added {
+		if a.special {
+			t.addedSpecial = append(t.addedSpecial, a.id)
+		}
+	}
+	slices.Sort(t.addedSpecial)
+	t.addedSpecial = slices.Compact(t.addedSpecial)
 	t.fast = newFastDecoder(t.dec, t.tokens, t.hasToken)
 	t.chat = newChatTemplate(name, cfg)
 	return t, nil
@@ -267,6 +276,12 @@ func (t *HF) VocabSize() int { return t.model.size }
 // transformers reports them; without one, the added tokens marked
 // special.
 func (t *HF) SpecialIDs() []int { return slices.Clone(t.special) }
+
+// AddedSpecialIDs returns the ids of the added tokens marked special
+// (those of transformers' added_tokens_decoder whose special is true),
+// ascending: vLLM's random-mm keeps them out of its prompts, placeholder
+// and image-boundary tokens included, which all_special_ids can miss.
+func (t *HF) AddedSpecialIDs() []int { return slices.Clone(t.addedSpecial) }
 
 // NumSpecialTokensToAdd is the number of special tokens Encode adds with
 // addSpecial (e.g. 1 for a BOS-adding tokenizer).
