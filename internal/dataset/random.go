@@ -273,7 +273,8 @@ type randomGen struct {
 	// in, out and off draw the input lengths, output lengths and offsets;
 	// rng draws the prefix and the padding.
 	in, out, off, rng *numpy.Generator
-	i                 int // the next request
+	i                 int  // the next request
+	addedSpecial      bool // see newRandomGenOf
 	// info is what vLLM logs; its Mismatch is complete once done.
 	info RandomInfo
 }
@@ -281,7 +282,14 @@ type randomGen struct {
 // newRandomGen checks the spec and draws what comes before the first
 // prompt (steps 1 to 4 of Random).
 func newRandomGen(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string) (*randomGen, error) {
-	g := &randomGen{spec: spec, n: numPrompts, tok: tok, idPrefix: idPrefix}
+	return newRandomGenOf(spec, numPrompts, seed, tok, idPrefix, false)
+}
+
+// newRandomGenOf is newRandomGen; addedSpecial keeps the tokenizer's added
+// special tokens out of the prompts (AddedSpecialIDs, when it has them)
+// instead of all_special_ids, as vLLM's random-mm does.
+func newRandomGenOf(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.Tokenizer, idPrefix string, addedSpecial bool) (*randomGen, error) {
+	g := &randomGen{spec: spec, n: numPrompts, tok: tok, idPrefix: idPrefix, addedSpecial: addedSpecial}
 	info := &g.info
 	if numPrompts < 0 {
 		return g, fmt.Errorf("random dataset: num_prompts %d is negative", numPrompts)
@@ -333,7 +341,13 @@ func newRandomGen(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.Tok
 		return g, fmt.Errorf("random dataset: offsets: %w", err)
 	}
 	g.rng = rng
-	g.allowed = allowedTokens(vocab, tok.SpecialIDs())
+	prohibited := tok.SpecialIDs()
+	if g.addedSpecial {
+		if a, ok := tok.(interface{ AddedSpecialIDs() []int }); ok {
+			prohibited = a.AddedSpecialIDs()
+		}
+	}
+	g.allowed = allowedTokens(vocab, prohibited)
 	if len(g.allowed) == 0 {
 		return g, fmt.Errorf("random dataset: tokenizer %s has no non-special tokens", tok.Name())
 	}
@@ -362,7 +376,12 @@ func (g *randomGen) done() bool { return g.i >= g.n }
 // next makes up to k more requests (a multiple of the batch size, when
 // batching), fixing them up on up to workers goroutines (steps 5 to 7 of
 // Random, and the batching).
-func (g *randomGen) next(k, workers int) ([]Request, error) {
+func (g *randomGen) next(k, workers int) ([]Request, error) { return g.nextThen(k, workers, nil) }
+
+// nextThen is next with then called on each request, in order, right
+// after its fix-up finished (random-mm draws its media there, between
+// one prompt's padding and the next's).
+func (g *randomGen) nextThen(k, workers int, then func(r *Request) error) ([]Request, error) {
 	if b := g.spec.BatchSize; b > 1 {
 		k = max(k/b, 1) * b
 	}
@@ -405,6 +424,11 @@ func (g *randomGen) next(k, workers int) ([]Request, error) {
 			ID:        g.idPrefix + strconv.Itoa(from+j),
 		}
 		*f = fixup{} // release the prompt's tokens
+		if then != nil {
+			if err := then(&reqs[j]); err != nil {
+				return nil, fmt.Errorf("request %d: %w", from+j, err)
+			}
+		}
 	}
 	g.i += m
 	if b := g.spec.BatchSize; b > 1 {

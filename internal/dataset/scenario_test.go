@@ -40,9 +40,10 @@ func TestScenarioSections(t *testing.T) {
 		{"speed_bench", `dataset: speed_bench: path: "data"`, &SpeedBenchSpec{FileOptions: files, Subset: "qualitative", OutputLen: 4096}},
 		{"timed_trace", `dataset: timed_trace: path: "data"`, &TimedTraceSpec{Path: "data", ChunkHashSize: 16, SecMultiplier: 1,
 			LabelTimestamp: "timestamp", LabelInputLength: "input_length", LabelOutputLength: "output_length", LabelHashIDs: "hash_ids"}},
-		{"random_mm", `dataset: random_mm: {}`, json.RawMessage(`{"input_len":1024,"output_len":128,"range_ratio":0.0,` +
-			`"prefix_len":0,"batch_size":1,"base_items_per_request":1,"num_mm_items_range_ratio":0.0,"limit_mm_per_prompt":{"image":255,"video":1},` +
-			`"bucket_config":{"256,256,1":0.5,"720,1280,1":0.5,"720,1280,16":0.0},"enable_multimodal_chat":false}`)},
+		{"random_mm", "target: {backend: \"openai-chat\", endpoint: \"/v1/chat/completions\"}\ndataset: random_mm: {}",
+			&RandomMMSpec{RandomSpec: RandomSpec{InputLen: 1024, OutputLen: 128, BatchSize: 1}, BaseItemsPerRequest: 1,
+				LimitMMPerPrompt: MMLimits{{"image", 255}, {"video", 1}},
+				BucketConfig:     MMBuckets{{256, 256, 1, 0.5}, {720, 1280, 1, 0.5}, {720, 1280, 16, 0}}}},
 		{"custom_image", `dataset: custom_image: path: "data"`, json.RawMessage(`{"path":"data","disable_shuffle":false,"no_oversample":false,` +
 			`"output_len":256,"skip_chat_template":false,"ensure_client_side_data":false,"enable_multimodal_chat":false}`)},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sort"
 )
 
 // SeedSequence constants (NumPy's numpy.random.SeedSequence, after
@@ -316,4 +317,63 @@ func (g *Generator) Permutation(n int) []int {
 	}
 	g.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
+}
+
+// Random returns Generator.random(): a double uniform on [0, 1), the top
+// 53 bits of a 64-bit draw times 2⁻⁵³ (NumPy's next_double).
+func (g *Generator) Random() float64 {
+	return float64(g.bits.Uint64()>>11) * (1.0 / 9007199254740992.0)
+}
+
+// Bytes fills b as Generator.integers(0, 256, size=len(b), dtype=np.uint8)
+// does: NumPy's buffered_uint8, four bytes from each 32-bit draw (Uint32),
+// least significant first; a new call starts on a new 32-bit draw.
+func (g *Generator) Bytes(b []byte) {
+	var buf uint32
+	for i := range b {
+		if i%4 == 0 {
+			buf = g.bits.Uint32()
+		} else {
+			buf >>= 8
+		}
+		b[i] = byte(buf)
+	}
+}
+
+// ChoiceP returns the index Generator.choice(n, p=p) draws from a
+// population of len(p) with replacement: p must be non-negative and sum to
+// 1 within √ε (a Kahan sum, as NumPy checks); the cumulative sums,
+// divided by the last, are searched (side right) for one Random draw.
+func (g *Generator) ChoiceP(p []float64) (int, error) {
+	if len(p) == 0 {
+		return 0, errors.New("a cannot be empty unless no samples are taken")
+	}
+	var sum, c float64 // Kahan summation, NumPy's kahan_sum
+	for _, v := range p {
+		if v < 0 {
+			return 0, errors.New("probabilities are not non-negative")
+		}
+		y := v - c
+		t := sum + y
+		c = (t - sum) - y
+		sum = t
+	}
+	if math.IsNaN(sum) {
+		return 0, errors.New("probabilities contain NaN")
+	}
+	if math.Abs(sum-1) > math.Sqrt(0x1p-52) {
+		return 0, errors.New("probabilities do not sum to 1")
+	}
+	cdf := make([]float64, len(p))
+	acc := 0.0
+	for i, v := range p {
+		acc += v
+		cdf[i] = acc
+	}
+	last := cdf[len(cdf)-1]
+	for i := range cdf {
+		cdf[i] /= last
+	}
+	u := g.Random()
+	return sort.Search(len(cdf), func(i int) bool { return cdf[i] > u }), nil
 }
