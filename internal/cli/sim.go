@@ -79,6 +79,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.BoolVar(&cfg.CloseAfterStream, "close-after-stream", cfg.CloseAfterStream, "close each connection after its streamed response while advertising keep-alive, as llama.cpp's server does")
 	f.DurationVar(&cfg.CloseAfterStreamDelay, "close-after-stream-delay", cfg.CloseAfterStreamDelay, "with --close-after-stream, how long after the response the connection is closed")
 	f.IntVar(&cfg.DropEvery, "drop-every", cfg.DropEvery, "read every Nth request and close its connection without answering (0 = never)")
+	f.DurationVar(&cfg.PrefillPerMediaItem, "prefill-per-media-item", cfg.PrefillPerMediaItem, "time to first token added per image, video frame or audio clip of a chat request")
 	f.IntVar(&cfg.ReasoningTokens, "reasoning-tokens", cfg.ReasoningTokens, "make the first N tokens of every chat, Responses and Messages answer reasoning (a reasoning model; 0 = none)")
 	f.IntVar(&cfg.SpecDecodeTokens, "spec-decode-tokens", cfg.SpecDecodeTokens, "expose vLLM's speculative-decoding counters (two engines) for this many draft tokens per step (0 = none)")
 	f.Float64Var(&cfg.SpecDecodeAcceptance, "spec-decode-acceptance", cfg.SpecDecodeAcceptance, "share of draft tokens accepted, 0 to 1, by a deterministic model")

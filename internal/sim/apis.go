@@ -64,13 +64,13 @@ func (s *Server) apiPrompts(req *genRequest, a api) ([][]int, *apiError) {
 			}
 			return [][]int{s.tok.Encode(text)}, nil
 		}
-		text, e := chatText(req.Input)
+		text, media, e := chatContent(req.Input)
 		if e != nil {
 			return nil, e
 		}
-		return [][]int{s.tok.Encode(text)}, nil
+		return [][]int{s.withMedia(req, s.tok.Encode(text), media)}, nil
 	}
-	text, e := chatText(req.Messages)
+	text, media, e := chatContent(req.Messages)
 	if e != nil {
 		return nil, e
 	}
@@ -81,7 +81,7 @@ func (s *Server) apiPrompts(req *genRequest, a api) ([][]int, *apiError) {
 		}
 		text = sys + "\n" + text
 	}
-	return [][]int{s.tok.Encode(text)}, nil
+	return [][]int{s.withMedia(req, s.tok.Encode(text), media)}, nil
 }
 
 // Fragments of the chat reasoning delta (vLLM's reasoning_content).

@@ -25,6 +25,11 @@ type Config struct {
 	Jitter time.Duration
 	// PrefillPerToken is added to the TTFT once per prompt token.
 	PrefillPerToken time.Duration
+	// PrefillPerMediaItem is added to the TTFT once per image of a chat
+	// request (per frame of a video, per audio clip), besides the
+	// PrefillPerToken of the tokens the media count as (see mediaTokens):
+	// multimodal requests take longer the more media they carry.
+	PrefillPerMediaItem time.Duration
 	// DefaultOutputLen is the maximum number of generated tokens when a
 	// request sets neither max_tokens nor max_completion_tokens.
 	DefaultOutputLen int
@@ -100,7 +105,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
-// ITL 10ms, no jitter or prefill cost, 128 output tokens by default, model
+// ITL 10ms, no jitter or prefill cost per token, 5ms per media item, 128
+// output tokens by default, model
 // "vbench-sim" with a 131072-token context, seed 0, the built-in tokenizer and
 // no injected failures, and a prefix cache of DefaultPrefixCacheBlocks
 // blocks.
@@ -109,8 +115,10 @@ func DefaultConfig() Config {
 		TTFT:             50 * time.Millisecond,
 		ITL:              10 * time.Millisecond,
 		DefaultOutputLen: 128,
-		Model:            "vbench-sim",
-		MaxModelLen:      131072,
+		// A vision encoder's few milliseconds per image.
+		PrefillPerMediaItem: 5 * time.Millisecond,
+		Model:               "vbench-sim",
+		MaxModelLen:         131072,
 
 		PrefixCacheBlocks: DefaultPrefixCacheBlocks,
 	}
@@ -128,6 +136,7 @@ func (c Config) validate() error {
 	nonNegative("itl", c.ITL)
 	nonNegative("jitter", c.Jitter)
 	nonNegative("prefill per token", c.PrefillPerToken)
+	nonNegative("prefill per media item", c.PrefillPerMediaItem)
 	if c.DefaultOutputLen < 1 {
 		errs = append(errs, fmt.Errorf("default output length must be at least 1, got %d", c.DefaultOutputLen))
 	}

@@ -25,10 +25,12 @@ type genRequest struct {
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	MaxOutputTokens     *int            `json:"max_output_tokens"` // Responses
-	MinTokens           *int            `json:"min_tokens"`
-	IgnoreEOS           bool            `json:"ignore_eos"`
-	Stream              bool            `json:"stream"`
-	StreamOptions       *struct {
+
+	mediaUnits    int  // the media units of its content parts (see mediaCost)
+	MinTokens     *int `json:"min_tokens"`
+	IgnoreEOS     bool `json:"ignore_eos"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
@@ -182,11 +184,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (in admitted, ok 
 // chat, one or more for completions.
 func (s *Server) parsePrompts(req *genRequest, chat bool) ([][]int, *apiError) {
 	if chat {
-		text, e := chatText(req.Messages)
+		text, media, e := chatContent(req.Messages)
 		if e != nil {
 			return nil, e
 		}
-		return [][]int{s.tok.Encode(text)}, nil
+		return [][]int{s.withMedia(req, s.tok.Encode(text), media)}, nil
 	}
 	p := strings.TrimSpace(string(req.Prompt))
 	bad := badRequest("prompt must be a string, a list of strings, a list of token ids or a list of token-id lists")
@@ -253,12 +255,20 @@ func checkTokenIDs(ids []int) *apiError {
 // message (string content, or its content parts of type "text"), joined by
 // newlines. Other content parts (images, audio) add nothing.
 func chatText(raw json.RawMessage) (string, *apiError) {
+	text, _, e := chatContent(raw)
+	return text, e
+}
+
+// chatContent is chatText that also returns the media parts: images,
+// videos and audio, in order.
+func chatContent(raw json.RawMessage) (string, []mediaRef, *apiError) {
+	var media []mediaRef
 	var msgs []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &msgs); err != nil || len(msgs) == 0 {
-		return "", badRequest("messages must be a non-empty list of {role, content} objects")
+		return "", nil, badRequest("messages must be a non-empty list of {role, content} objects")
 	}
 	var b strings.Builder
 	for i, msg := range msgs {
@@ -271,20 +281,45 @@ func chatText(raw json.RawMessage) (string, *apiError) {
 		case c[0] == '"':
 			var text string
 			if err := json.Unmarshal(msg.Content, &text); err != nil {
-				return "", badRequest("messages[%d].content: %v", i, err)
+				return "", nil, badRequest("messages[%d].content: %v", i, err)
 			}
 			b.WriteString(text)
 		case c[0] == '[':
 			var parts []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				ImageURL *struct {
+					URL string `json:"url"`
+				} `json:"image_url"`
+				VideoURL *struct {
+					URL string `json:"url"`
+				} `json:"video_url"`
+				AudioURL *struct {
+					URL string `json:"url"`
+				} `json:"audio_url"`
+				InputAudio *struct {
+					Data string `json:"data"`
+				} `json:"input_audio"`
 			}
 			if err := json.Unmarshal(msg.Content, &parts); err != nil {
-				return "", badRequest("messages[%d].content: %v", i, err)
+				return "", nil, badRequest("messages[%d].content: %v", i, err)
 			}
 			for j, part := range parts {
-				if part.Type != "text" && part.Type != "input_text" && part.Type != "output_text" {
-					continue // an image, audio, ... (Responses' text parts are input_text and output_text)
+				switch {
+				case part.Type == "image_url" && part.ImageURL != nil:
+					media = append(media, mediaRef{kind: mediaImage, url: part.ImageURL.URL})
+					continue
+				case part.Type == "video_url" && part.VideoURL != nil:
+					media = append(media, mediaRef{kind: mediaVideo, url: part.VideoURL.URL})
+					continue
+				case part.Type == "audio_url" && part.AudioURL != nil:
+					media = append(media, mediaRef{kind: mediaAudio, url: part.AudioURL.URL})
+					continue
+				case part.Type == "input_audio" && part.InputAudio != nil:
+					media = append(media, mediaRef{kind: mediaAudio, url: "data:audio/wav;base64," + part.InputAudio.Data})
+					continue
+				case part.Type != "text" && part.Type != "input_text" && part.Type != "output_text":
+					continue // another part type (Responses' text parts are input_text and output_text)
 				}
 				if j > 0 {
 					b.WriteByte('\n')
@@ -292,10 +327,10 @@ func chatText(raw json.RawMessage) (string, *apiError) {
 				b.WriteString(part.Text)
 			}
 		default:
-			return "", badRequest("messages[%d].content must be a string or a list of content parts", i)
+			return "", nil, badRequest("messages[%d].content must be a string or a list of content parts", i)
 		}
 	}
-	return b.String(), nil
+	return b.String(), media, nil
 }
 
 // promptKey is the request key of a prompt: FNV-1a over its token ids (as
@@ -359,6 +394,7 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 		c.reasoning = min(s.cfg.ReasoningTokens, c.n-1)
 	}
 	c.sched = newScheduler(s.cfg, p, c.key)
+	c.sched.base += time.Duration(req.mediaUnits) * s.cfg.PrefillPerMediaItem
 	c.due = c.sched.next()
 	s.metrics.prefix.lookup(ids)
 	return nil

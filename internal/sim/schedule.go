@@ -12,6 +12,7 @@ const (
 	saltToken   = 0x3c6ef372fe94f82b
 	saltRequest = 0xa54ff53a5f1d36f1
 	saltEmbed   = 0x510e527fade682d1
+	saltMedia   = 0x9b05688c2b3e6c1f
 )
 
 // mix64 is the SplitMix64 finalizer: a bijective 64-bit mixing function.
