@@ -67,14 +67,58 @@ var argvDatasets = []*argvDataset{
 			"--random-input-len":  func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).InputLen)} },
 			"--random-output-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).OutputLen)} },
 			"--random-range-ratio": func(d scenario.Dataset) []string {
-				r := as[dataset.RandomSpec](d).RangeRatio
-				if r.Input == r.Output {
-					return []string{formatFloat(r.Input)}
-				}
-				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+				return rangeRatioValues(as[dataset.RandomSpec](d).RangeRatio)
 			},
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).PrefixLen)} },
 			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomSpec](d).BatchSize, 1) },
+		},
+	},
+	{
+		name:      "random_mm",
+		generated: true,
+		dataset: func(n *namespace) scenario.Dataset {
+			r := &dataset.RandomMMSpec{RandomSpec: dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
+				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: int(n.randomBatchSize)},
+				BaseItemsPerRequest: int(n.mmBaseItems), NumMMItemsRangeRatio: n.mmItemsRatio,
+				LimitMMPerPrompt: n.mmLimits, BucketConfig: n.mmBuckets, EnableMultimodalChat: n.multimodalChat}
+			if n.inputLen != nil {
+				r.InputLen = int(*n.inputLen)
+			}
+			if n.outputLen != nil {
+				r.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{Name: "random_mm", Spec: r}
+		},
+		inputLenPath:  "dataset.random_mm.input_len",
+		outputLenPath: "dataset.random_mm.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--random-input-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomMMSpec](d).InputLen)} },
+			"--random-output-len": func(d scenario.Dataset) []string {
+				return []string{strconv.Itoa(as[dataset.RandomMMSpec](d).OutputLen)}
+			},
+			"--random-range-ratio": func(d scenario.Dataset) []string {
+				return rangeRatioValues(as[dataset.RandomMMSpec](d).RangeRatio)
+			},
+			"--random-prefix-len": func(d scenario.Dataset) []string {
+				return []string{strconv.Itoa(as[dataset.RandomMMSpec](d).PrefixLen)}
+			},
+			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomMMSpec](d).BatchSize, 1) },
+			"--random-mm-base-items-per-request": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.RandomMMSpec](d).BaseItemsPerRequest, 1)
+			},
+			"--random-mm-num-mm-items-range-ratio": func(d scenario.Dataset) []string {
+				if r := as[dataset.RandomMMSpec](d).NumMMItemsRangeRatio; r != 0 {
+					return []string{formatFloat(r)}
+				}
+				return nil
+			},
+			"--random-mm-limit-mm-per-prompt": func(d scenario.Dataset) []string {
+				return []string{formatLimits(as[dataset.RandomMMSpec](d).LimitMMPerPrompt)}
+			},
+			"--random-mm-bucket-config": func(d scenario.Dataset) []string {
+				return []string{formatBuckets(as[dataset.RandomMMSpec](d).BucketConfig)}
+			},
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.RandomMMSpec](d).EnableMultimodalChat) },
 		},
 	},
 	{
@@ -94,11 +138,7 @@ var argvDatasets = []*argvDataset{
 				return []string{strconv.Itoa(as[dataset.RandomRerankSpec](d).InputLen)}
 			},
 			"--random-range-ratio": func(d scenario.Dataset) []string {
-				r := as[dataset.RandomRerankSpec](d).RangeRatio
-				if r.Input == r.Output {
-					return []string{formatFloat(r.Input)}
-				}
-				return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+				return rangeRatioValues(as[dataset.RandomRerankSpec](d).RangeRatio)
 			},
 			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomRerankSpec](d).BatchSize, 1) },
 			"--no-reranker":       func(d scenario.Dataset) []string { return storeTrue(as[dataset.RandomRerankSpec](d).NoReranker) },
@@ -513,3 +553,12 @@ func unsupportedFlagError(field, flag string) error {
 // as returns d's spec as the kind's spec type T: a values or formattable
 // function of an entry only sees datasets of the entry's kind.
 func as[T any](d scenario.Dataset) *T { return d.Spec.(*T) }
+
+// rangeRatioValues is --random-range-ratio's value for r: one ratio when
+// both are equal, else vLLM's JSON form.
+func rangeRatioValues(r dataset.RangeRatio) []string {
+	if r.Input == r.Output {
+		return []string{formatFloat(r.Input)}
+	}
+	return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+}

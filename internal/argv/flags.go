@@ -68,6 +68,10 @@ type namespace struct {
 	randomInputLen, randomOutputLen, randomPrefixLen int64
 	randomBatchSize                                  int64
 	noReranker                                       bool
+	mmBaseItems                                      int64
+	mmItemsRatio                                     float64
+	mmLimits                                         dataset.MMLimits
+	mmBuckets                                        dataset.MMBuckets
 	rangeRatio                                       dataset.RangeRatio
 	inputLen, outputLen                              *int64
 
@@ -144,6 +148,9 @@ func newNamespace() *namespace {
 		backend: "openai", host: "127.0.0.1", port: 8000, endpoint: "/v1/completions", loraAssignment: "random",
 		tokenizerMode: "auto", datasetName: "random",
 		randomInputLen: 1024, randomOutputLen: 128, randomBatchSize: 1,
+		mmBaseItems: 1, mmLimits: dataset.MMLimits{{Modality: "image", Max: 255}, {Modality: "video", Max: 1}},
+		mmBuckets: dataset.MMBuckets{{Height: 256, Width: 256, Frames: 1, Prob: 0.5}, {Height: 720, Width: 1280, Frames: 1, Prob: 0.5},
+			{Height: 720, Width: 1280, Frames: 16, Prob: 0}},
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		speedBenchSubset: "qualitative", speedBenchOutputLen: 4096,
 		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128, blazeditMaxDistance: 1,
@@ -265,25 +272,34 @@ var flags = []*flagDef{
 		help: "sonnet dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetOutputLen })},
 	{name: "--sonnet-prefix-len", arity: arityOne, metavar: "INT", def: "200", paths: []string{"dataset.sonnet.prefix_len"},
 		help: "sonnet dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.sonnetPrefixLen })},
-	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len"},
+	{name: "--random-input-len", arity: arityOne, metavar: "INT", def: "1024", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len", "dataset.random_mm.input_len"},
 		help: "random dataset: prompt length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomInputLen })},
-	{name: "--random-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.random.output_len"},
+	{name: "--random-output-len", arity: arityOne, metavar: "INT", def: "128", paths: []string{"dataset.random.output_len", "dataset.random_mm.output_len"},
 		help: "random dataset: output length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomOutputLen })},
-	{name: "--random-range-ratio", arity: arityOne, metavar: "STR", def: "0.0", paths: []string{"dataset.random.range_ratio", "dataset.random_rerank.range_ratio"},
+	{name: "--random-range-ratio", arity: arityOne, metavar: "STR", def: "0.0", paths: []string{"dataset.random.range_ratio", "dataset.random_rerank.range_ratio", "dataset.random_mm.range_ratio"},
 		help: `random dataset: length jitter in [0, 1), or '{"input": r, "output": r}'`, set: setRangeRatio},
-	{name: "--random-prefix-len", arity: arityOne, metavar: "INT", def: "0", paths: []string{"dataset.random.prefix_len"},
+	{name: "--random-prefix-len", arity: arityOne, metavar: "INT", def: "0", paths: []string{"dataset.random.prefix_len", "dataset.random_mm.prefix_len"},
 		help: "random dataset: shared prefix length in tokens", set: setInt(func(n *namespace) *int64 { return &n.randomPrefixLen })},
 	{name: "--random-batch-size", arity: arityOne, metavar: "INT", def: "1", paths: []string{"dataset.random.batch_size", "dataset.random_rerank.batch_size"},
 		help: "random: prompts per request (embedding batches); random-rerank: documents per request", set: setRandomBatchSize},
 	{name: "--no-reranker", arity: arityZero, def: "False", paths: []string{"dataset.random_rerank.no_reranker"},
 		help: "random-rerank: the model is not a reranker (no separator token; the first prompt is the query of a batch)",
 		set:  func(n *namespace, _ []string) error { n.noReranker = true; return nil }},
-	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len"},
+	{name: "--random-mm-base-items-per-request", arity: arityOne, metavar: "INT", def: "1", paths: []string{"dataset.random_mm.base_items_per_request"},
+		help: "random-mm: mean media items per request", set: setInt(func(n *namespace) *int64 { return &n.mmBaseItems })},
+	{name: "--random-mm-num-mm-items-range-ratio", arity: arityOne, metavar: "FLOAT", def: "0.0", paths: []string{"dataset.random_mm.num_mm_items_range_ratio"},
+		help: "random-mm: item count jitter in [0, 1]", set: setMMItemsRatio},
+	{name: "--random-mm-limit-mm-per-prompt", arity: arityOne, metavar: "JSON", def: `{"image": 255, "video": 1}`, paths: []string{"dataset.random_mm.limit_mm_per_prompt"},
+		help: "random-mm: most items per modality in a request", set: setMMLimits},
+	{name: "--random-mm-bucket-config", arity: arityOne, metavar: "DICT", def: "{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}",
+		paths: []string{"dataset.random_mm.bucket_config"},
+		help:  "random-mm: (height, width, frames) item shapes and their probabilities; frames 1 is an image, more a video", set: setMMBuckets},
+	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len", "dataset.random_mm.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.random_mm.output_len", "dataset.custom.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
 		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --hf-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
-	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat", "dataset.hf.enable_multimodal_chat"},
-		help: "sharegpt and the hf conversation classes: send the prompt as chat messages with content parts",
+	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat", "dataset.hf.enable_multimodal_chat", "dataset.random_mm.enable_multimodal_chat"},
+		help: "sharegpt, random-mm and the hf conversation classes: send the prompt as vLLM's multimodal chat message",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
 	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
 		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",

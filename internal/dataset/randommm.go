@@ -160,7 +160,7 @@ func init() {
 	Register(Kind{Name: "random_mm", Spec: newSpec[RandomMMSpec](), New: newRandomMMSource,
 		IgnoreEOS: IgnoreEOSOnOpenAI, NeedsTokenizer: true, Check: checkRandomMM,
 		Backends: func() []string { return []string{"openai-chat"} },
-		Count: func(_ scenario.Dataset, n int) int { return n },
+		Count:    func(_ scenario.Dataset, n int) int { return n },
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			r := spec.Spec.(*RandomMMSpec)
 			in := float64(r.PrefixLen) + float64(r.InputLen)*(1+r.RangeRatio.Input)

@@ -83,7 +83,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}{
 		{"defaults", src("d.cue", "")},
 		{"rich", src("rich.cue", rich)},
-		{"range ratio object", src("r.yaml", "dataset: {random_mm: {range_ratio: {input: 0.1, output: 0.9}, bucket_config: {\"1,2,3\": 1}}}\n")},
+		{"range ratio object", src("r.yaml", "target: {backend: openai-chat, endpoint: /v1/chat/completions}\ndataset: {random_mm: {range_ratio: {input: 0.1, output: 0.9}, bucket_config: {\"1,2,3\": 1}}}\n")},
 		{"timed trace self-timed", src("t.json", `{"target": {"backend": "vllm"}, "dataset": {"timed_trace": {"path": "t.jsonl", "self_timed": false, "sec_multiplier": 0.001}}}`)},
 		{"strings that look like other types", src("s.yaml", "name: \"123\"\ntarget: {model: \"true\", host: \"null\", served_model_name: \"1e3\", request_id_prefix: \"- x\"}\noutput: {label: \"a: b\", metadata: {\"1\": \"#\"}}\n")},
 	}

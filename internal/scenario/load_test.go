@@ -471,7 +471,7 @@ metrics: percentile_metrics: [for m in ["ttft", "e2el"] {m}]
 		},
 		{
 			name: "a partial default map is not completed",
-			srcs: []Source{src("a.yaml", "dataset:\n  random_mm:\n    limit_mm_per_prompt: {image: 255}\n    bucket_config: {\"512,512,1\": 1}\n")},
+			srcs: []Source{src("a.yaml", "target: {backend: openai-chat, endpoint: /v1/chat/completions}\ndataset:\n  random_mm:\n    limit_mm_per_prompt: {image: 255}\n    bucket_config: {\"512,512,1\": 1}\n")},
 			check: func(s *Scenario) bool {
 				return reflect.DeepEqual(dsValue(s, "random_mm.limit_mm_per_prompt"), map[string]any{"image": 255.0}) &&
 					reflect.DeepEqual(dsValue(s, "random_mm.bucket_config"), map[string]any{"512,512,1": 1.0})
