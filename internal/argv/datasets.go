@@ -178,6 +178,29 @@ var argvDatasets = []*argvDataset{
 		},
 	},
 	{
+		name:     "custom_audio",
+		pathHint: "a JSONL file with an audio path (and a prompt) per line",
+		dataset: func(n *namespace) scenario.Dataset {
+			c := &dataset.CustomSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				OutputLen:   int(n.customOutputLen), SkipChatTemplate: n.skipChatTemplate, EnableMultimodalChat: n.multimodalChat,
+			}
+			if n.outputLen != nil {
+				c.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{Name: "custom_audio", Spec: c}
+		},
+		outputLenPath: "dataset.custom_audio.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":           func(d scenario.Dataset) []string { return []string{as[dataset.CustomSpec](d).Path} },
+			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).NoOversample) },
+			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).DisableShuffle) },
+			"--skip-chat-template":     func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).SkipChatTemplate) },
+			"--custom-output-len":      func(d scenario.Dataset) []string { return nonDefault(as[dataset.CustomSpec](d).OutputLen, 256) },
+			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).EnableMultimodalChat) },
+		},
+	},
+	{
 		name: "sonnet",
 		dataset: func(n *namespace) scenario.Dataset {
 			return scenario.Dataset{Name: "sonnet", Spec: &dataset.SonnetSpec{Path: n.datasetPath, InputLen: int(n.sonnetInputLen),

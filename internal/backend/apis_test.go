@@ -1,10 +1,16 @@
 package backend
 
 import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/multipart"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vbench/vbench/internal/dataset"
+	"github.com/vbench/vbench/internal/wav"
 )
 
 // Events as OpenAI's and vLLM's Responses API stream them.
@@ -191,5 +197,66 @@ func TestChatContentParts(t *testing.T) {
 		if got := string(p[0].body); !strings.Contains(got, tc.want) {
 			t.Errorf("payload %s\nwant it to contain %s", got, tc.want)
 		}
+	}
+}
+
+// The audio backend uploads the clip as vLLM does: a multipart form with
+// the WAV as "file" and each payload field as Python's str(); the
+// record's input audio duration is the clip's.
+func TestAudioPayload(t *testing.T) {
+	var wavb bytes.Buffer
+	if err := wav.Encode16(&wavb, &wav.Audio{Rate: 16000, Samples: make([]float64, 24000)}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{Backend: "openai-audio", URL: "http://h/v1/audio/transcriptions", Model: "whisper", IgnoreEOS: true,
+		ExtraBody: map[string]any{"temperature": 0.0, "seed": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Prepare([]dataset.Request{{Prompt: "x", OutputLen: 7, Audio: &dataset.AudioClip{WAV: wavb.Bytes(), Seconds: 1.5}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p[0].audioSeconds != 1.5 {
+		t.Errorf("audio seconds %v", p[0].audioSeconds)
+	}
+	_, params, err := mime.ParseMediaType(p[0].header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" || !strings.HasPrefix(p[0].header.Get("Content-Type"), "multipart/form-data") {
+		t.Fatalf("Content-Type %q: %v", p[0].header.Get("Content-Type"), err)
+	}
+	r := multipart.NewReader(bytes.NewReader(p[0].body), params["boundary"])
+	var names []string
+	fields := map[string]string{}
+	for {
+		part, err := r.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(part)
+		names = append(names, part.FormName())
+		if part.FormName() == "file" {
+			a, err := wav.Decode(b)
+			if err != nil || a.Seconds() != 1.5 || part.FileName() != "audio.wav" || part.Header.Get("Content-Type") != "audio/wav" {
+				t.Errorf("file part: %v %v %q", a, err, part.FileName())
+			}
+			continue
+		}
+		fields[part.FormName()] = string(b)
+	}
+	want := []string{"file", "model", "max_completion_tokens", "stream", "language", "stream_include_usage", "stream_continuous_usage_stats", "ignore_eos", "seed", "temperature"}
+	if !slices.Equal(names, want) {
+		t.Errorf("parts %q, want %q", names, want)
+	}
+	for k, v := range map[string]string{"model": "whisper", "max_completion_tokens": "7", "stream": "True", "language": "en",
+		"stream_include_usage": "True", "ignore_eos": "True", "temperature": "0.0", "seed": "3"} {
+		if fields[k] != v {
+			t.Errorf("field %s = %q, want %q", k, fields[k], v)
+		}
+	}
+	if _, err := c.Prepare([]dataset.Request{{Prompt: "no audio"}}, false); err == nil || !strings.Contains(err.Error(), "no audio clip") {
+		t.Errorf("a request without audio: %v", err)
 	}
 }

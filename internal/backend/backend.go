@@ -101,8 +101,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New(UnsupportedMessage(cfg.Backend))
 	}
 	if !kind.AcceptsURL(cfg.URL) {
-		return nil, fmt.Errorf("%s URL must end with one of: {'%s', 'profile'} (got %s; set the endpoint, e.g. /v1/%s)",
-			kind.APIName, kind.URLSuffix, displayURL(cfg.URL), kind.URLSuffix)
+		return nil, fmt.Errorf("%s URL must end with one of: {%s, 'profile'} (got %s; set the endpoint, e.g. %s)",
+			kind.APIName, kind.Suffixes(), displayURL(cfg.URL), kind.ExampleEndpoint())
 	}
 	d := &dialer{d: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
 	tr, err := transport(cfg, d.DialContext)
@@ -114,6 +114,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	// vLLM's chat function sets it; for completions aiohttp adds it for a JSON body.
 	base := http.Header{"Content-Type": {"application/json"}}
+	boundary := ""
+	if kind.Multipart {
+		boundary = newBoundary()
+		base.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+	}
 	for k, v := range kind.Headers {
 		base.Set(k, v)
 	}
@@ -122,7 +127,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	h := requestHeader(base, cfg.APIKey, cfg.Headers)
 	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h,
-		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody}}
+		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody, Boundary: boundary}}
 	if u, err := url.Parse(cfg.URL); err == nil {
 		c.h1 = newH1Client(u, h, cfg, d.DialContext)
 	}
@@ -182,15 +187,16 @@ func (c *Client) Close() {
 
 // Prepared is a request whose payload was built before the run.
 type Prepared struct {
-	body      []byte
-	header    http.Header // shared and read-only when id and traceID are empty
-	id        string
-	traceID   string // the traceparent's trace id; "" when none is sent
-	trace     []byte // the rendered traceparent lines, one per attempt (nil: none)
-	promptLen int
-	outputLen int
-	sequences int   // a pooling request's num_input_sequences (0: generation)
-	format    uint8 // a pooling response's body format (formatJSON, ...)
+	body         []byte
+	header       http.Header // shared and read-only when id and traceID are empty
+	id           string
+	traceID      string // the traceparent's trace id; "" when none is sent
+	trace        []byte // the rendered traceparent lines, one per attempt (nil: none)
+	promptLen    int
+	outputLen    int
+	sequences    int     // a pooling request's num_input_sequences (0: generation)
+	audioSeconds float64 // the duration of the audio clip it uploads (0: none)
+	format       uint8   // a pooling response's body format (formatJSON, ...)
 }
 
 // Prepare builds the payloads of reqs. Doing it before the clock starts
@@ -212,6 +218,9 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
 		p := Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		if as, ok := c.codec.(audioSeconder); ok {
+			p.audioSeconds = as.AudioSeconds(&reqs[i])
+		}
 		if sq, ok := c.codec.(sequencer); ok {
 			p.sequences, p.format = sq.Sequences(&reqs[i]), uint8(poolingFormat(&reqs[i], &c.opts))
 		}
@@ -245,6 +254,7 @@ func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	rec.RequestID = p.id
 	rec.TraceID = p.traceID
 	rec.PromptLen = p.promptLen
+	rec.InputAudioSeconds = p.audioSeconds
 	if p.sequences > 0 {
 		// vLLM's pooling output starts with prompt_len 0: a failure
 		// reports 0, a success the server's count.

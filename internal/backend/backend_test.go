@@ -89,7 +89,9 @@ func TestNewValidatesURL(t *testing.T) {
 		{"vllm-rerank", "http://h/v1/embeddings", "vLLM score API URL must end with"},
 		{"openai-embeddings", "http://h/v1/embeddings", ""},
 		{"vllm-pooling", "http://h/pooling", ""},
-		{"openai-audio", "http://h/v1/audio/transcriptions", "not supported by vbench yet"},
+		{"openai-audio", "http://h/v1/audio/transcriptions", ""},
+		{"openai-audio", "http://h/v1/audio/translations", ""},
+		{"openai-audio", "http://h/v1/chat/completions", "OpenAI Audio API URL must end with one of: {'transcriptions', 'translations', 'profile'}"},
 	}
 	for _, tt := range tests {
 		_, err := New(Config{Backend: tt.backend, URL: tt.url})

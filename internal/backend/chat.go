@@ -3,6 +3,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
@@ -87,7 +88,21 @@ func chatMessages(msgs []dataset.Message) ([]*py.Object, error) {
 					q.Set("type", "text")
 					q.Set("text", part.Text)
 				}
-			case dataset.PartImage, dataset.PartVideo, dataset.PartAudio:
+			case dataset.PartAudio:
+				// vLLM's audio datasets send a clip inline as input_audio.
+				if data, ok := strings.CutPrefix(part.URL, "data:audio/wav;base64,"); ok {
+					in := py.NewObject()
+					in.Set("data", data)
+					in.Set("format", "wav")
+					q.Set("type", "input_audio")
+					q.Set("input_audio", in)
+					break
+				}
+				url := py.NewObject()
+				url.Set("url", part.URL)
+				q.Set("type", "audio_url")
+				q.Set("audio_url", url)
+			case dataset.PartImage, dataset.PartVideo:
 				key := string(part.Type) + "_url"
 				url := py.NewObject()
 				url.Set("url", part.URL)

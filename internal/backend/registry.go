@@ -47,6 +47,9 @@ type Kind struct {
 	Name string
 	// URLSuffix is what the API URL must end with (besides "profile").
 	URLSuffix string
+	// AltURLSuffix, when set, is another ending the URL may have
+	// (the audio API's translations beside its transcriptions).
+	AltURLSuffix string
 	// APIName is the name used in vLLM's URL validation error.
 	APIName string
 	// Task is the kind of work the backend asks for.
@@ -62,6 +65,10 @@ type Kind struct {
 	// Codec builds the payloads and decodes the responses; nil means vbench
 	// does not implement the backend yet.
 	Codec Codec
+	// Multipart says the payload is a multipart form (the audio API's
+	// upload), sent with a multipart Content-Type and the client's
+	// boundary (PayloadOptions.Boundary) instead of application/json.
+	Multipart bool
 	// Headers are sent on every request of the kind (the Messages API's
 	// anthropic-version), before the run's own headers, which win.
 	Headers map[string]string
@@ -135,6 +142,8 @@ type PayloadOptions struct {
 	// ExtraBody is shallow-merged into the payload last, overriding
 	// earlier keys (vLLM's common payload update).
 	ExtraBody map[string]any
+	// Boundary is the multipart boundary of a Multipart kind's payloads.
+	Boundary string
 }
 
 // ModelFor is the payload model of r: its own model name (a LoRA module
@@ -173,7 +182,8 @@ var registry = struct {
 	{Name: "vllm", URLSuffix: "completions", APIName: "OpenAI Completions API", Task: TaskGeneration, OpenAICompatible: true, Stream: true},
 	{Name: "openai", URLSuffix: "completions", APIName: "OpenAI Completions API", Task: TaskGeneration, OpenAICompatible: true, Stream: true},
 	{Name: "openai-chat", URLSuffix: "chat/completions", APIName: "OpenAI Chat Completions API", Task: TaskGeneration, OpenAICompatible: true, Stream: true},
-	{Name: "openai-audio", URLSuffix: "transcriptions", APIName: "OpenAI Audio API", Task: TaskTranscription, Stream: true},
+	{Name: "openai-audio", URLSuffix: "transcriptions", AltURLSuffix: "translations", APIName: "OpenAI Audio API", Task: TaskTranscription,
+		Stream: true, Multipart: true},
 	{Name: "openai-embeddings", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Task: TaskPooling},
 	{Name: "openai-embeddings-chat", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Task: TaskPooling},
 	{Name: "openai-embeddings-clip", URLSuffix: "embeddings", APIName: "OpenAI Embeddings API", Task: TaskPooling},
@@ -293,5 +303,29 @@ func UnsupportedMessage(name string) string {
 // AcceptsURL reports whether vLLM accepts url for the kind: it must end
 // with the kind's URL suffix or "profile".
 func (k Kind) AcceptsURL(url string) bool {
-	return strings.HasSuffix(url, k.URLSuffix) || strings.HasSuffix(url, "profile")
+	return strings.HasSuffix(url, k.URLSuffix) || k.AltURLSuffix != "" && strings.HasSuffix(url, k.AltURLSuffix) ||
+		strings.HasSuffix(url, "profile")
+}
+
+// ExampleEndpoint is an endpoint path the kind's URL may end with, for
+// error messages: the server's usual path.
+func (k Kind) ExampleEndpoint() string {
+	switch k.URLSuffix {
+	case "transcriptions":
+		return "/v1/audio/transcriptions"
+	case "pooling":
+		return "/pooling"
+	case "rerank":
+		return "/rerank"
+	}
+	return "/v1/" + k.URLSuffix
+}
+
+// Suffixes lists the URL endings of the kind as vLLM's error names them:
+// 'transcriptions', 'translations'.
+func (k Kind) Suffixes() string {
+	if k.AltURLSuffix != "" {
+		return fmt.Sprintf("'%s', '%s'", k.URLSuffix, k.AltURLSuffix)
+	}
+	return fmt.Sprintf("'%s'", k.URLSuffix)
 }

@@ -49,13 +49,16 @@ func TestVLLMKinds(t *testing.T) {
 			t.Errorf("OpenAICompatible(%q) = %v", w.name, !w.compat)
 		}
 	}
-	supported := []string{"vllm", "openai", "openai-chat", "openai-embeddings", "openai-embeddings-chat", "openai-embeddings-clip",
-		"openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank",
-		"openai-responses", "anthropic-messages"}
-	if got := SupportedNames(); !slices.Equal(got, supported) {
-		t.Errorf("SupportedNames() = %v, want %v", got, supported)
+	// vbench implements every kind; one registered without a codec is
+	// listed but not supported.
+	if got := SupportedNames(); !slices.Equal(got, Names()) {
+		t.Errorf("SupportedNames() = %v, want every kind %v", got, Names())
 	}
-	if got := UnsupportedMessage("openai-audio"); got != `backend "openai-audio" is not supported by vbench yet (supported: `+strings.Join(supported, ", ")+`)` {
+	if err := Register(Kind{Name: "toy-nocodec", URLSuffix: "toy", APIName: "Toy API", Task: TaskGeneration}); err != nil {
+		t.Fatal(err)
+	}
+	defer Unregister("toy-nocodec")
+	if got := UnsupportedMessage("toy-nocodec"); got != `backend "toy-nocodec" is not supported by vbench yet (supported: `+strings.Join(Names()[:len(Names())-1], ", ")+`)` {
 		t.Errorf("UnsupportedMessage = %q", got)
 	}
 	if OpenAICompatible("nope") {

@@ -77,6 +77,10 @@ type Request struct {
 	// request wins (vLLM's request_overrides, e.g. BFCL's "tools" and
 	// "tool_choice"). It is read only, and may be shared between requests.
 	ExtraBody map[string]any
+	// Audio, when not nil, is the request's audio clip (vLLM's
+	// multi_modal_data {"audio": (y, sr)}), which the audio backend
+	// uploads as a WAV file.
+	Audio *AudioClip
 	// Time is when the request is meant to be sent, from the start of the
 	// run, when Timed is set (vLLM's timestamp: a trace's time times its
 	// multiplier, not re-based to the first entry). A self-timed run sends
@@ -84,6 +88,15 @@ type Request struct {
 	Time time.Duration
 	// Timed reports that Time is set.
 	Timed bool
+}
+
+// AudioClip is an audio clip to upload.
+type AudioClip struct {
+	// WAV is the clip as a 16-bit PCM WAV file, as vLLM's request
+	// function writes it.
+	WAV []byte
+	// Seconds is its duration (vLLM's input_audio_duration).
+	Seconds float64
 }
 
 // Role is a chat message's author, as the OpenAI chat API spells it.

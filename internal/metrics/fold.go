@@ -40,6 +40,7 @@ const (
 	fTTFA    // time to first answer token after reasoning, s (flagAnswered)
 	fRChunks // reasoning messages
 	fRTokens // the server's reasoning tokens
+	fAudio   // input audio seconds
 	rowFields
 	rowSize = 8 * rowFields
 )
@@ -280,6 +281,7 @@ func (a *Accumulator) fill(r *row, o *Outcome) {
 	r[fPromptLen] = uint64(o.PromptLen)
 	r[fOutputTokens] = uint64(o.OutputTokens)
 	r[fSeqs] = uint64(o.InputSequences)
+	r.setF(fAudio, o.InputAudioSeconds)
 	if o.ReasoningChunks > 0 {
 		r[fFlags] |= flagReasoning
 		r.setF(fTTFR, o.TTFR)
@@ -365,7 +367,7 @@ func (a *Accumulator) each(texts bool, errp *error) iter.Seq2[*Outcome, *row] {
 			}
 			o = Outcome{Success: r.has(flagSuccess), PromptLen: int(r[fPromptLen]), OutputTokens: int(r[fOutputTokens]),
 				InputSequences: int(r[fSeqs]), ReasoningChunks: int(r[fRChunks]), ReasoningTokens: int(r[fRTokens]),
-				TTFR: r.f(fTTFR), TTFA: r.f(fTTFA), TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
+				TTFR: r.f(fTTFR), TTFA: r.f(fTTFA), InputAudioSeconds: r.f(fAudio), TTFT: r.f(fTTFT), Latency: r.f(fLatency), StartTime: r.f(fStart), QueueTime: r.f(fQueue), ITLs: o.ITLs[:0]}
 			if n := int(r[fITLN]); n > 0 {
 				raw, err := itls.at(8*int64(r[fITLOff]), 8*n)
 				if err != nil {
@@ -512,6 +514,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 	}()
 	ttfts, tpots, itls, e2els, queues, e2elsQueue := newCol(), newCol(), newCol(), newCol(), newCol(), newCol()
 	ttfrs, ttfas := newCol(), newCol()
+	audio := 0.0 // the successes' input audio seconds (vLLM's rtfx numerator)
 	var rs ReasoningSummary
 	starts, ends, sendLags, readLags := newCol(), newCol(), newCol(), newCol()
 	var ta TokenAccounting
@@ -571,6 +574,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 			ends.add(o.StartTime + o.Latency)
 			t0 = min(t0, o.StartTime)
 			maxEnd = max(maxEnd, o.StartTime+o.Latency)
+			audio += o.InputAudioSeconds
 			s.Completed++
 			if opt.AccountTokens && s.HasTokenizer {
 				// The text holds the answer only: a reasoning stream's
@@ -593,6 +597,7 @@ func (a *Accumulator) close(dur float64) (*Summary, error) {
 		a.accounting = &ta
 	}
 
+	s.RTFx = audio / dur
 	s.RequestThroughput = float64(s.Completed) / dur
 	s.InputSequenceThroughput = float64(s.TotalInputSequences) / dur
 	s.OutputThroughput = float64(s.TotalOutput) / dur

@@ -84,6 +84,9 @@ type Outcome struct {
 	// InputSequences is a pooling request's number of inputs (vLLM's
 	// num_input_sequences).
 	InputSequences int
+	// InputAudioSeconds is the duration of the audio the request uploaded
+	// (vLLM's input_audio_duration).
+	InputAudioSeconds float64
 	// ReasoningChunks counts the messages that carried reasoning text
 	// (0: none did, and the reasoning fields are unset); TTFR is the time
 	// to the first of them, TTFA to the first answer text after them (0:
@@ -118,17 +121,18 @@ type Outcome struct {
 // within about 1e-13 s.
 func FromRecord(r *record.Record) Outcome {
 	o := Outcome{
-		Success:         r.Success,
-		PromptLen:       r.PromptLen,
-		OutputTokens:    r.OutputTokens,
-		InputSequences:  r.InputSequences,
-		ReasoningChunks: r.ReasoningChunks,
-		ReasoningTokens: r.ReasoningTokens,
-		TTFT:            r.TTFT(),
-		ITLs:            r.ITLs(),
-		StartTime:       r.Start.Seconds(),
-		QueueTime:       r.ClientQueueTime(),
-		Error:           r.Error,
+		Success:           r.Success,
+		PromptLen:         r.PromptLen,
+		OutputTokens:      r.OutputTokens,
+		InputSequences:    r.InputSequences,
+		ReasoningChunks:   r.ReasoningChunks,
+		InputAudioSeconds: r.InputAudioSeconds,
+		ReasoningTokens:   r.ReasoningTokens,
+		TTFT:              r.TTFT(),
+		ITLs:              r.ITLs(),
+		StartTime:         r.Start.Seconds(),
+		QueueTime:         r.ClientQueueTime(),
+		Error:             r.Error,
 	}
 	if r.Success {
 		o.Latency = r.Latency()

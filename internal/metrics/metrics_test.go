@@ -446,3 +446,19 @@ func TestReasoningSummary(t *testing.T) {
 }
 
 func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// RTFx is the successes' input audio seconds per second of the run: 3 s
+// and 5 s of audio (a failure's 7 s not counted) in a 2 s run are 4.
+func TestRTFx(t *testing.T) {
+	outs := []Outcome{
+		{Success: true, OutputTokens: 3, InputAudioSeconds: 3, TTFT: 0.1, Latency: 0.5},
+		{Success: true, OutputTokens: 2, InputAudioSeconds: 5, TTFT: 0.1, Latency: 0.5},
+		{Success: false, InputAudioSeconds: 7, Error: "boom"},
+	}
+	if s := ComputeOutcomes(outs, 2, Options{}); s.RTFx != 4 {
+		t.Errorf("RTFx %v, want 4", s.RTFx)
+	}
+	if s := ComputeOutcomes(outs[:0], 2, Options{}); s.RTFx != 0 {
+		t.Errorf("RTFx without audio %v", s.RTFx)
+	}
+}

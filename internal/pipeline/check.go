@@ -63,8 +63,8 @@ func checkRun(sc *scenario.Scenario) error {
 		url = strings.TrimSuffix(sc.Target.BaseURL, "/") + url
 	}
 	if !kind.AcceptsURL(url) {
-		return unsupported("target.endpoint %q: the %s URL must end with one of: {'%s', 'profile'} (e.g. /v1/%s)",
-			sc.Target.Endpoint, kind.APIName, kind.URLSuffix, kind.URLSuffix)
+		return unsupported("target.endpoint %q: the %s URL must end with one of: {%s, 'profile'} (e.g. %s)",
+			sc.Target.Endpoint, kind.APIName, kind.Suffixes(), kind.ExampleEndpoint())
 	}
 	if err := checkTokenizerName(sc); err != nil {
 		return err

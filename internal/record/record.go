@@ -56,6 +56,10 @@ type Record struct {
 	// text after reasoning, 0 when the stream had no reasoning or no
 	// answer: with FirstReasoning it splits a reasoning model's wait.
 	FirstAnswer time.Duration `json:"first_answer_ns,omitempty"`
+	// InputAudioSeconds is the duration of the audio clip the request
+	// uploaded (vLLM's input_audio_duration, whose sum over the successes
+	// per second of the run is its rtfx); 0 without audio.
+	InputAudioSeconds float64 `json:"input_audio_seconds,omitempty"`
 	// ReasoningTokens is the server's count of reasoning tokens among the
 	// output tokens, 0 when it sent none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`

@@ -1,7 +1,13 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"io"
+	"math"
+	"mime"
+	"mime/multipart"
 	"strconv"
 	"strings"
 )
@@ -16,6 +22,7 @@ const (
 	apiChat                   // POST /v1/chat/completions
 	apiResponses              // POST /v1/responses (OpenAI's Responses API)
 	apiMessages               // POST /v1/messages (Anthropic's Messages API)
+	apiAudio                  // POST /v1/audio/transcriptions and translations (multipart uploads)
 )
 
 // idPrefix is the prefix of the response ids of the API.
@@ -27,6 +34,8 @@ func (a api) idPrefix() string {
 		return "resp_"
 	case apiMessages:
 		return "msg_"
+	case apiAudio:
+		return "trsc-"
 	}
 	return "cmpl-"
 }
@@ -40,6 +49,8 @@ func (a api) object() string {
 		return "response"
 	case apiMessages:
 		return "message"
+	case apiAudio:
+		return "transcription"
 	}
 	return "text_completion"
 }
@@ -266,7 +277,8 @@ func (g *generation) appendEpilogue(b []byte) []byte {
 	return append(b, sseDone...)
 }
 
-// apiBody is the non-streamed answer of a Responses or Messages request:
+// apiBody is the non-streamed answer of a Responses, Messages or audio
+// request (the audio API's {"text": ...} with its usage):
 // the reasoning and the text of its one choice, its usage and how it
 // ended.
 func (g *generation) apiBody() any {
@@ -280,6 +292,10 @@ func (g *generation) apiBody() any {
 		}
 	}
 	type block map[string]any
+	if g.api == apiAudio {
+		return map[string]any{"text": text.String(), "usage": map[string]any{"type": "tokens", "input_tokens": c.prompt,
+			"output_tokens": c.n, "total_tokens": c.prompt + c.n}}
+	}
 	if g.api == apiMessages {
 		var content []block
 		if c.reasoning > 0 {
@@ -308,4 +324,66 @@ func (g *generation) apiBody() any {
 		"incomplete_details": details, "output": output,
 		"usage": map[string]any{"input_tokens": c.prompt, "output_tokens": c.n, "total_tokens": c.prompt + c.n,
 			"output_tokens_details": map[string]int{"reasoning_tokens": c.reasoning}}}
+}
+
+// transcriptionRequest reads an Audio API upload (multipart): its WAV
+// file's duration sets the prompt (audioTokensPerSec tokens a second, a
+// media unit of prefill) and its fields the rest: model,
+// max_completion_tokens, stream, stream_include_usage. Everything
+// arrives as form text, as vLLM's client sends it (Python's str()).
+func (s *Server) transcriptionRequest(body []byte, contentType string, req *genRequest) ([][]int, *apiError) {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		return nil, badRequest("the audio API takes a multipart/form-data upload, got Content-Type %q", contentType)
+	}
+	form, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(maxBodyBytes)
+	if err != nil {
+		return nil, badRequest("invalid multipart form: %v", err)
+	}
+	defer form.RemoveAll()
+	files := form.File["file"]
+	if len(files) == 0 {
+		return nil, badRequest("file: Field required")
+	}
+	f, err := files[0].Open()
+	if err != nil {
+		return nil, badRequest("file: %v", err)
+	}
+	defer f.Close()
+	head := make([]byte, maxMediaHeaderBytes)
+	n, _ := io.ReadFull(f, head)
+	secs, ok := wavSeconds(base64.StdEncoding.EncodeToString(head[:n]))
+	if !ok {
+		return nil, badRequest("file: the simulator reads WAV audio only")
+	}
+	field := func(k string) string {
+		if v := form.Value[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	req.Model = field("model")
+	if v := field("max_completion_tokens"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, badRequest("max_completion_tokens: %q is not an integer", v)
+		}
+		req.MaxCompletionTokens = &n
+	}
+	truthy := func(v string) bool { return v == "True" || v == "true" || v == "1" }
+	req.Stream = truthy(field("stream"))
+	req.IgnoreEOS = truthy(field("ignore_eos"))
+	if req.Stream && truthy(field("stream_include_usage")) {
+		req.StreamOptions = &struct {
+			IncludeUsage bool `json:"include_usage"`
+		}{true}
+	}
+	tokens := max(1, int(math.Ceil(secs*audioTokensPerSec)))
+	ids := make([]int, tokens)
+	key := promptKeyString(files[0].Filename) + uint64(files[0].Size)
+	for k := range ids {
+		ids[k] = int(hash3(s.cfg.Seed, saltMedia, key, uint64(k)) % uint64(WordVocabSize))
+	}
+	req.mediaUnits++
+	return [][]int{ids}, nil
 }

@@ -71,11 +71,16 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	}
 	m, t0, seq, reqID, body, fail := s.metrics, in.t0, in.seq, in.reqID, in.body, in.fail
 	var req genRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	var prompts [][]int
+	var e *apiError
+	if a == apiAudio {
+		prompts, e = s.transcriptionRequest(body, r.Header.Get("Content-Type"), &req)
+	} else if err := json.Unmarshal(body, &req); err != nil {
 		fail(badRequest("invalid JSON request body: %v", err))
 		return
+	} else {
+		prompts, e = s.apiPrompts(&req, a)
 	}
-	prompts, e := s.apiPrompts(&req, a)
 	if e != nil {
 		fail(e)
 		return
@@ -106,7 +111,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 		reqID = fmt.Sprintf("%016x%016x", hash3(s.cfg.Seed, saltRequest, seq, 0), hash3(s.cfg.Seed, saltRequest, seq, 1))
 	}
 	g := &generation{
-		s: s, w: w, ctx: r.Context(), t0: t0, api: a, chat: a == apiChat,
+		s: s, w: w, ctx: r.Context(), t0: t0, api: a, chat: a == apiChat || a == apiAudio,
 		choices: choices,
 		id:      prefix + reqID,
 		created: t0.Unix(),
@@ -125,8 +130,11 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	m.running.Add(1)
 	defer m.running.Add(-1)
 	if req.Stream {
-		if a == apiChat {
+		switch a {
+		case apiChat:
 			object = "chat.completion.chunk"
+		case apiAudio:
+			object = "transcription.chunk"
 		}
 		g.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 		g.stream(r, object)
@@ -354,7 +362,7 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 	p, limit := len(ids), s.cfg.MaxModelLen
 	requested, name := req.MaxTokens, "max_tokens"
 	switch {
-	case a == apiChat && req.MaxCompletionTokens != nil:
+	case (a == apiChat || a == apiAudio) && req.MaxCompletionTokens != nil:
 		requested, name = req.MaxCompletionTokens, "max_completion_tokens"
 	case a == apiResponses:
 		requested, name = req.MaxOutputTokens, "max_output_tokens"
@@ -390,7 +398,7 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 			c.n, c.reason = n, finishStop
 		}
 	}
-	if a != apiCompletions {
+	if a != apiCompletions && a != apiAudio {
 		c.reasoning = min(s.cfg.ReasoningTokens, c.n-1)
 	}
 	c.sched = newScheduler(s.cfg, p, c.key)
@@ -812,7 +820,7 @@ func (g *generation) respond(object string) {
 		g.abort()
 		return
 	}
-	if g.api == apiResponses || g.api == apiMessages {
+	if g.api == apiResponses || g.api == apiMessages || g.api == apiAudio {
 		writeJSON(g.w, http.StatusOK, g.apiBody())
 	} else {
 		g.writeChoices(object)

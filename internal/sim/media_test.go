@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"mime/multipart"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -85,4 +86,40 @@ func TestMediaLatencyAndUsage(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The audio API reads a multipart WAV upload: its duration is the prompt
+// (25 tokens a second) and the answer streams as chat chunks of object
+// transcription.chunk, with the usage when asked; unstreamed, {"text"}.
+func TestTranscriptions(t *testing.T) {
+	s := mustNew(t, testConfig())
+	raw, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(wavURL(2), "data:audio/wav;base64,"))
+	form := func(stream string) (string, string) {
+		var b bytes.Buffer
+		w := multipart.NewWriter(&b)
+		fw, _ := w.CreateFormFile("file", "audio.wav")
+		fw.Write(raw)
+		for k, v := range map[string]string{"model": "sim-model", "max_completion_tokens": "3", "stream": stream,
+			"stream_include_usage": "True", "ignore_eos": "True", "language": "en"} {
+			w.WriteField(k, v)
+		}
+		w.Close()
+		return b.String(), w.FormDataContentType()
+	}
+	body, ct := form("True")
+	rec := serve(t, s.Handler(), newRecorder(), context.Background(), "POST", "/v1/audio/transcriptions", body, map[string]string{"Content-Type": ct})
+	got := rec.body.String()
+	if rec.status != 200 || strings.Count(got, `"object":"transcription.chunk"`) != 4 || !strings.Contains(got, `"usage":{"prompt_tokens":50,"total_tokens":53,"completion_tokens":3}`) ||
+		!strings.HasSuffix(got, "data: [DONE]\n\n") || strings.Contains(got, `"role"`) {
+		t.Errorf("stream %d:\n%s", rec.status, got)
+	}
+	body, ct = form("False")
+	rec = serve(t, s.Handler(), newRecorder(), context.Background(), "POST", "/v1/audio/translations", body, map[string]string{"Content-Type": ct})
+	if rec.status != 200 || !strings.HasPrefix(rec.body.String(), `{"text":" `) {
+		t.Errorf("unstreamed %d: %s", rec.status, rec.body.String())
+	}
+	rec = call(t, s, "POST", "/v1/audio/transcriptions", `{"model":"x"}`)
+	if rec.status != 400 || !strings.Contains(rec.body.String(), "multipart/form-data") {
+		t.Errorf("a JSON body: %d %s", rec.status, rec.body.String())
+	}
 }

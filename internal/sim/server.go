@@ -170,7 +170,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.serveModels)
 	for path, a := range map[string]api{"/v1/completions": apiCompletions, "/v1/chat/completions": apiChat,
-		"/v1/responses": apiResponses, "/v1/messages": apiMessages} {
+		"/v1/responses": apiResponses, "/v1/messages": apiMessages,
+		"/v1/audio/transcriptions": apiAudio, "/v1/audio/translations": apiAudio} {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, a) })
 	}
 	for path, kind := range map[string]int{"/v1/embeddings": poolEmbed, "/pooling": poolPool, "/rerank": poolRerank, "/v1/rerank": poolRerank, "/v2/rerank": poolRerank} {
