@@ -260,3 +260,22 @@ func TestAudioPayload(t *testing.T) {
 		t.Errorf("a request without audio: %v", err)
 	}
 }
+
+// A request's own payload members (vLLM's request_overrides, e.g. BFCL's
+// tools) merge over the run's extra body, the request's winning.
+func TestRequestExtraBody(t *testing.T) {
+	c, err := New(Config{Backend: "openai-chat", URL: "http://h/v1/chat/completions", Model: "m",
+		ExtraBody: map[string]any{"temperature": 0.5, "tool_choice": "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "f"}}}
+	p, err := c.Prepare([]dataset.Request{{Prompt: "q", OutputLen: 2, ExtraBody: map[string]any{"tools": tools, "tool_choice": "auto"}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"stream_options":{"include_usage":true},"temperature":0.5,"tool_choice":"auto","tools":[{"function":{"name":"f"},"type":"function"}]}`
+	if got := string(p[0].body); !strings.HasSuffix(got, want) {
+		t.Errorf("payload %s\nwant it to end %s", got, want)
+	}
+}

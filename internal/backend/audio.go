@@ -41,7 +41,7 @@ func (audio) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	fields.Set("language", "en")
 	fields.Set("stream_include_usage", true)
 	fields.Set("stream_continuous_usage_stats", true)
-	o.setCommon(&fields)
+	o.setCommon(&fields, r)
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	if err := w.SetBoundary(o.Boundary); err != nil {

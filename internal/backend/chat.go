@@ -38,7 +38,7 @@ func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	p.Set("max_completion_tokens", r.OutputLen)
 	p.Set("stream", true)
 	p.Set("stream_options", map[string]any{"include_usage": true})
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 

@@ -36,7 +36,7 @@ func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error
 	}
 	p.Set("stream", true)
 	p.Set("stream_options", map[string]any{"include_usage": true})
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 

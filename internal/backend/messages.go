@@ -54,7 +54,7 @@ func (messages) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	}
 	p.Set("messages", msgs)
 	p.Set("stream", true)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 

@@ -105,7 +105,7 @@ func embeddingsPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	p.Set("model", o.ModelFor(r))
 	setInput(&p, r)
 	p.Set("truncate_prompt_tokens", -1)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 
@@ -127,7 +127,7 @@ func embeddingsChatPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error
 	p.Set("model", o.ModelFor(r))
 	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
 	p.Set("truncate_prompt_tokens", -1)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 
@@ -140,7 +140,7 @@ func infinityPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	setInput(&p, r)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 
@@ -151,7 +151,7 @@ func vllmPoolingPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	p.Set("model", o.ModelFor(r))
 	p.Set("truncate_prompt_tokens", -1)
 	setInput(&p, r)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 

@@ -156,9 +156,11 @@ func (o *PayloadOptions) ModelFor(r *dataset.Request) string {
 }
 
 // setCommon applies vLLM's common payload update (_update_payload_common)
-// to p: "ignore_eos": true when asked, then the extra body, keys sorted,
-// replacing existing keys in place.
-func (o *PayloadOptions) setCommon(p *py.Object) {
+// to p: "ignore_eos": true when asked, then the extra body merged with the
+// request's own members (vLLM's _merge_overrides: the request's win), the
+// run's keys sorted first, then the request's new keys sorted, replacing
+// existing keys in place.
+func (o *PayloadOptions) setCommon(p *py.Object, r *dataset.Request) {
 	if o.IgnoreEOS {
 		p.Set("ignore_eos", true)
 	}
@@ -167,8 +169,19 @@ func (o *PayloadOptions) setCommon(p *py.Object) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		p.Set(k, o.ExtraBody[k])
+	var extra []string
+	for k := range r.ExtraBody {
+		if _, ok := o.ExtraBody[k]; !ok {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range append(keys, extra...) {
+		v, ok := r.ExtraBody[k]
+		if !ok {
+			v = o.ExtraBody[k]
+		}
+		p.Set(k, v)
 	}
 }
 

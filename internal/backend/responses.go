@@ -44,7 +44,7 @@ func (responses) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) 
 	}
 	p.Set("max_output_tokens", r.OutputLen)
 	p.Set("stream", true)
-	o.setCommon(&p)
+	o.setCommon(&p, r)
 	return p.MarshalJSON()
 }
 
