@@ -164,7 +164,7 @@ var argvDatasets = []*argvDataset{
 			case as[dataset.CustomSpec](d).EnableMultimodalChat:
 				return unsupportedFlagError("dataset.custom.enable_multimodal_chat", "--enable-multimodal-chat")
 			case as[dataset.CustomSpec](d).EnsureClientSideData:
-				return unsupportedFlagError("dataset.custom.ensure_client_side_data", "--custom-ensure-client-side-data")
+				return &Error{Flag: "dataset.custom.ensure_client_side_data", Msg: "is custom_image's: vllm bench serve takes --custom-ensure-client-side-data with --dataset-name custom_image"}
 			}
 			return nil
 		},
@@ -175,6 +175,31 @@ var argvDatasets = []*argvDataset{
 			"--skip-chat-template":   func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).SkipChatTemplate) },
 			"--custom-output-len":    func(d scenario.Dataset) []string { return nonDefault(as[dataset.CustomSpec](d).OutputLen, 256) },
 			"--chat-template-kwargs": func(d scenario.Dataset) []string { return kwargsValues(as[dataset.CustomSpec](d).ChatTemplateKwargs) },
+		},
+	},
+	{
+		name:     "custom_image",
+		pathHint: "a JSONL file with a prompt and image_files (or interleaved content) per line",
+		dataset: func(n *namespace) scenario.Dataset {
+			c := &dataset.CustomSpec{
+				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
+				OutputLen:   int(n.customOutputLen), EnableMultimodalChat: n.multimodalChat, EnsureClientSideData: n.ensureClientSide,
+			}
+			if n.outputLen != nil {
+				c.OutputLen = int(*n.outputLen)
+			}
+			return scenario.Dataset{Name: "custom_image", Spec: c}
+		},
+		outputLenPath: "dataset.custom_image.output_len",
+		values: map[string]func(d scenario.Dataset) []string{
+			"--dataset-path":    func(d scenario.Dataset) []string { return []string{as[dataset.CustomSpec](d).Path} },
+			"--no-oversample":   func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).NoOversample) },
+			"--disable-shuffle": func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).DisableShuffle) },
+			"--custom-output-len": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.CustomSpec](d).OutputLen, 256)
+			},
+			"--enable-multimodal-chat":         func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).EnableMultimodalChat) },
+			"--custom-ensure-client-side-data": func(d scenario.Dataset) []string { return storeTrue(as[dataset.CustomSpec](d).EnsureClientSideData) },
 		},
 	},
 	{

@@ -68,6 +68,7 @@ type namespace struct {
 	randomInputLen, randomOutputLen, randomPrefixLen int64
 	randomBatchSize                                  int64
 	noReranker                                       bool
+	ensureClientSide                                 bool
 	mmBaseItems                                      int64
 	mmItemsRatio                                     float64
 	mmLimits                                         dataset.MMLimits
@@ -251,19 +252,22 @@ var flags = []*flagDef{
 	{name: "--dataset-name", arity: arityOne, metavar: "STR", def: "random", choices: datasetNames, supported: argvDatasetNames(),
 		paths: []string{"dataset"}, help: "dataset",
 		set: func(n *namespace, v []string) error { n.datasetName = v[0]; return nil }},
-	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.custom_audio.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.speed_bench.path", "dataset.timed_trace.path", "dataset.hf.path"},
+	{name: "--dataset-path", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.custom.path", "dataset.custom_audio.path", "dataset.custom_image.path", "dataset.sonnet.path", "dataset.sharegpt.path", "dataset.burstgpt.path", "dataset.spec_bench.path", "dataset.speed_bench.path", "dataset.timed_trace.path", "dataset.hf.path"},
 		help: "dataset file (custom: JSONL; sonnet: poem lines, default vLLM's sonnet.txt, embedded; sharegpt: JSON, or a Hub dataset file org/name/file.json, or its id alone for the usual file; burstgpt: the BurstGPT CSV; spec_bench: SpecBench's question.jsonl; speed_bench: the SPEED-Bench directory of <subset>.jsonl files; timed_trace: the JSONL trace)",
 		set:  func(n *namespace, v []string) error { n.datasetPath = v[0]; return nil }},
-	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.custom_audio.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.speed_bench.no_oversample", "dataset.hf.no_oversample"},
+	{name: "--no-oversample", arity: arityZero, def: "False", paths: []string{"dataset.custom.no_oversample", "dataset.custom_audio.no_oversample", "dataset.custom_image.no_oversample", "dataset.sharegpt.no_oversample", "dataset.spec_bench.no_oversample", "dataset.speed_bench.no_oversample", "dataset.hf.no_oversample"},
 		help: "do not pad the sampled requests up to --num-prompts (custom, sharegpt, spec_bench, speed_bench, hf)",
 		set:  func(n *namespace, _ []string) error { n.noOversample = true; return nil }},
 	{name: "--skip-chat-template", arity: arityZero, def: "False", paths: []string{"dataset.custom.skip_chat_template", "dataset.custom_audio.skip_chat_template", "dataset.speed_bench.skip_chat_template", "dataset.hf.skip_chat_template"},
 		help: "send prompts without the tokenizer's chat template (custom, speed_bench, the hf classes that template)",
 		set:  func(n *namespace, _ []string) error { n.skipChatTemplate = true; return nil }},
-	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.custom_audio.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.speed_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle", "dataset.hf.disable_shuffle"},
+	{name: "--disable-shuffle", arity: arityZero, def: "False", paths: []string{"dataset.custom.disable_shuffle", "dataset.custom_audio.disable_shuffle", "dataset.custom_image.disable_shuffle", "dataset.sharegpt.disable_shuffle", "dataset.spec_bench.disable_shuffle", "dataset.speed_bench.disable_shuffle", "dataset.prefix_repetition.disable_shuffle", "dataset.hf.disable_shuffle"},
 		help: "keep the file's order (custom, sharegpt, spec_bench, speed_bench, hf), or the requests grouped by prefix (prefix_repetition)",
 		set:  func(n *namespace, _ []string) error { n.disableShuffle = true; return nil }},
-	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len", "dataset.custom_audio.output_len"},
+	{name: "--custom-ensure-client-side-data", arity: arityZero, def: "False", paths: []string{"dataset.custom_image.ensure_client_side_data"},
+		help: "custom_image: read local and http(s) images and send them inline as data URLs",
+		set:  func(n *namespace, _ []string) error { n.ensureClientSide = true; return nil }},
+	{name: "--custom-output-len", arity: arityOne, metavar: "INT", def: "256", paths: []string{"dataset.custom.output_len", "dataset.custom_audio.output_len", "dataset.custom_image.output_len"},
 		help: "custom dataset: output length in tokens; -1 takes each line's output_tokens",
 		set:  setInt(func(n *namespace) *int64 { return &n.customOutputLen })},
 	{name: "--sonnet-input-len", arity: arityOne, metavar: "INT", def: "550", paths: []string{"dataset.sonnet.input_len"},
@@ -296,10 +300,10 @@ var flags = []*flagDef{
 		help:  "random-mm: (height, width, frames) item shapes and their probabilities; frames 1 is an image, more a video", set: setMMBuckets},
 	{name: "--input-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.input_len", "dataset.random_rerank.input_len", "dataset.random_mm.input_len"},
 		help: "overrides --random-input-len", set: setIntPtr(func(n *namespace) **int64 { return &n.inputLen })},
-	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.random_mm.output_len", "dataset.custom.output_len", "dataset.custom_audio.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
+	{name: "--output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.random.output_len", "dataset.random_mm.output_len", "dataset.custom.output_len", "dataset.custom_audio.output_len", "dataset.custom_image.output_len", "dataset.sharegpt.output_len", "dataset.spec_bench.output_len", "dataset.prefix_repetition.output_len", "dataset.hf.output_len"},
 		help: "overrides --random-output-len, --custom-output-len, --sharegpt-output-len, --hf-output-len, --spec-bench-output-len and --prefix-repetition-output-len (not --sonnet-output-len or --speed-bench-output-len, as in vLLM)", set: setIntPtr(func(n *namespace) **int64 { return &n.outputLen })},
-	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat", "dataset.custom_audio.enable_multimodal_chat", "dataset.hf.enable_multimodal_chat", "dataset.random_mm.enable_multimodal_chat"},
-		help: "sharegpt, random-mm, custom_audio and the hf conversation classes: send the prompt as vLLM's multimodal chat message",
+	{name: "--enable-multimodal-chat", arity: arityZero, def: "False", paths: []string{"dataset.sharegpt.enable_multimodal_chat", "dataset.custom_audio.enable_multimodal_chat", "dataset.custom_image.enable_multimodal_chat", "dataset.hf.enable_multimodal_chat", "dataset.random_mm.enable_multimodal_chat"},
+		help: "sharegpt, random-mm, custom_image, custom_audio and the hf conversation classes: send the prompt as vLLM's multimodal chat message",
 		set:  func(n *namespace, _ []string) error { n.multimodalChat = true; return nil }},
 	{name: "--sharegpt-output-len", arity: arityOne, metavar: "INT", def: "None", paths: []string{"dataset.sharegpt.output_len"},
 		help: "sharegpt: fixed output length (default: the reply's length, at least 4 tokens)",

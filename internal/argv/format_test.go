@@ -138,7 +138,6 @@ func TestFormatErrors(t *testing.T) {
 		{"target: ca_file: \"ca.pem\"\n", "target.ca_file: vllm bench serve has no flag for a CA file"},
 		{"target: request_timeout: 30\n", "target.request_timeout: vllm bench serve has no flag for the request timeout (its client waits up to 6 hours)"},
 		{"tokenizer: revision: \"main\"\n", "tokenizer.revision: vllm bench serve has no flag"},
-		{"target: {backend: \"openai-chat\", endpoint: \"/v1/chat/completions\"}\ndataset: custom_image: path: \"i.jsonl\"\n", "dataset custom_image: vbench serve does not support this dataset yet"},
 		{"dataset: spec_bench: {path: \"q.jsonl\", skip_chat_template: true}\n", "dataset.spec_bench.skip_chat_template: has no vllm bench serve form: vllm bench serve applies the chat template"},
 		{"dataset: sonnet: {}\n", "dataset.sonnet.path: vllm bench serve needs --dataset-path for sonnet"},
 		{"dataset: custom: {path: \"p.jsonl\", enable_multimodal_chat: true}\n", "dataset.custom.enable_multimodal_chat: vbench serve does not support --enable-multimodal-chat yet"},

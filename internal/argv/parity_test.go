@@ -116,6 +116,7 @@ var flagRows = []struct {
 	{"--random-range-ratio", []string{"--random-range-ratio", `{"input": 0.1, "output": 0.5}`}, "dataset.random.range_ratio", `{"input":0.1,"output":0.5}`},
 	{"--random-prefix-len", []string{"--random-prefix-len", "16"}, "dataset.random.prefix_len", `16`},
 	{"--random-batch-size", []string{"--random-batch-size", "4"}, "dataset.random.batch_size", `4`},
+	{"--custom-ensure-client-side-data", []string{"--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--dataset-name", "custom_image", "--dataset-path", "i.jsonl", "--custom-ensure-client-side-data"}, "dataset.custom_image.ensure_client_side_data", `true`},
 	{"--random-mm-base-items-per-request", []string{"--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--dataset-name", "random-mm", "--random-mm-base-items-per-request", "3"}, "dataset.random_mm.base_items_per_request", `3`},
 	{"--random-mm-num-mm-items-range-ratio", []string{"--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--dataset-name", "random-mm", "--random-mm-num-mm-items-range-ratio", "0.5"}, "dataset.random_mm.num_mm_items_range_ratio", `0.5`},
 	{"--random-mm-limit-mm-per-prompt", []string{"--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--dataset-name", "random-mm", "--random-mm-limit-mm-per-prompt", `{"video": 2, "image": 4}`}, "dataset.random_mm.limit_mm_per_prompt", `{"video":2,"image":4}`},

@@ -57,9 +57,9 @@ func newCustomSource(spec scenario.Dataset) (Source, error) {
 	}
 	switch {
 	case c.EnableMultimodalChat:
-		return nil, errors.New("dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): multimodal datasets are not implemented yet")
+		return nil, errors.New("dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): the text custom dataset has no media: use custom_image or custom_audio")
 	case c.EnsureClientSideData:
-		return nil, errors.New("dataset.custom.ensure_client_side_data (--custom-ensure-client-side-data) is custom_image's: the custom_image dataset is not implemented yet")
+		return nil, errors.New("dataset.custom.ensure_client_side_data (--custom-ensure-client-side-data) is custom_image's: use dataset custom_image")
 	}
 	if _, err := chatKwargs(c.ChatTemplateKwargs); err != nil {
 		return nil, fmt.Errorf("dataset.custom.chat_template_kwargs (--chat-template-kwargs): %w", err)

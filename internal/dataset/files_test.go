@@ -298,8 +298,8 @@ func TestCustomFileErrors(t *testing.T) {
 	}{
 		{CustomSpec{OutputLen: 0}, "dataset.custom.output_len (--custom-output-len) is 0: it must be positive, or -1 for each line's output_tokens"},
 		{CustomSpec{OutputLen: 1, ChatTemplateKwargs: json.RawMessage(`[1]`)}, "dataset.custom.chat_template_kwargs (--chat-template-kwargs): expected a JSON object"},
-		{CustomSpec{OutputLen: 1, EnableMultimodalChat: true}, "dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): multimodal datasets are not implemented yet"},
-		{CustomSpec{OutputLen: 1, EnsureClientSideData: true}, "the custom_image dataset is not implemented yet"},
+		{CustomSpec{OutputLen: 1, EnableMultimodalChat: true}, "dataset.custom.enable_multimodal_chat (--enable-multimodal-chat): the text custom dataset has no media: use custom_image or custom_audio"},
+		{CustomSpec{OutputLen: 1, EnsureClientSideData: true}, "is custom_image's: use dataset custom_image"},
 	} {
 		if _, err := newCustomSource(scenario.Dataset{Name: "custom", Spec: &tc.spec}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("newCustomSource(%+v): %v, want %q", tc.spec, err, tc.want)

@@ -44,8 +44,8 @@ func TestScenarioSections(t *testing.T) {
 			&RandomMMSpec{RandomSpec: RandomSpec{InputLen: 1024, OutputLen: 128, BatchSize: 1}, BaseItemsPerRequest: 1,
 				LimitMMPerPrompt: MMLimits{{"image", 255}, {"video", 1}},
 				BucketConfig:     MMBuckets{{256, 256, 1, 0.5}, {720, 1280, 1, 0.5}, {720, 1280, 16, 0}}}},
-		{"custom_image", `dataset: custom_image: path: "data"`, json.RawMessage(`{"path":"data","disable_shuffle":false,"no_oversample":false,` +
-			`"output_len":256,"skip_chat_template":false,"ensure_client_side_data":false,"enable_multimodal_chat":false}`)},
+		{"custom_image", "target: {backend: \"openai-chat\", endpoint: \"/v1/chat/completions\"}\ndataset: custom_image: path: \"data\"",
+			&CustomSpec{FileOptions: files, OutputLen: 256}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
