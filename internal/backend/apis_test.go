@@ -279,3 +279,18 @@ func TestRequestExtraBody(t *testing.T) {
 		t.Errorf("payload %s\nwant it to end %s", got, want)
 	}
 }
+
+// A completions backend refuses media rather than drop it.
+func TestCompletionsRefusesMedia(t *testing.T) {
+	c, err := New(Config{Backend: "openai", URL: "http://h/v1/completions", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := dataset.Request{Prompt: "p", Messages: []dataset.Message{{Role: dataset.RoleUser, Parts: []dataset.Part{{Type: dataset.PartText, Text: "p"}, {Type: dataset.PartImage, URL: "x.png"}}}}}
+	if _, err := c.Prepare([]dataset.Request{img}, false); err == nil || !strings.Contains(err.Error(), "carries image content") {
+		t.Errorf("image: %v", err)
+	}
+	if _, err := c.Prepare([]dataset.Request{{Prompt: "p", Audio: &dataset.AudioClip{}}}, false); err == nil || !strings.Contains(err.Error(), "use openai-audio") {
+		t.Errorf("audio: %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"fmt"
+
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
 )
@@ -17,6 +19,9 @@ type completions struct{}
 
 // Payload builds vLLM's completions body, keys in vLLM's order.
 func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if err := noMedia(r, "a completions backend (vllm or openai)"); err != nil {
+		return nil, err
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	switch {
@@ -45,4 +50,20 @@ func (completions) Decode(data, text []byte) (Message, []byte, error) {
 	var m Message
 	text, err := decodeChunk(data, false, text, &m)
 	return m, text, err
+}
+
+// noMedia refuses a request that carries images, videos or audio, which
+// the named backend cannot send (vbench never drops them silently).
+func noMedia(r *dataset.Request, backend string) error {
+	if r.Audio != nil {
+		return fmt.Errorf("the request carries an audio clip, which %s cannot send: use openai-audio", backend)
+	}
+	for _, m := range r.Messages {
+		for _, p := range m.Parts {
+			if p.Type != dataset.PartText {
+				return fmt.Errorf("the request carries %s content, which %s cannot send: use openai-chat", p.Type, backend)
+			}
+		}
+	}
+	return nil
 }

@@ -102,11 +102,11 @@ func conversationRow(row hfRow, s *hfSampling) (Request, bool, error) {
 	}
 	var parts []Part
 	if v, ok := row["image"]; ok {
-		img, ok := v.(string)
-		if !ok {
-			return Request{}, false, fmt.Errorf(`"image" is %s: vbench takes an image URL or file path string (inline image bytes belong to the multimodal datasets, not implemented yet)`, hfKind(v))
+		url, err := hfImageURL(v)
+		if err != nil {
+			return Request{}, false, fmt.Errorf(`"image": %w`, err)
 		}
-		parts = append(parts, Part{Type: PartImage, URL: imageURL(img)})
+		parts = append(parts, Part{Type: PartImage, URL: url})
 	}
 	if parts != nil || s.spec.EnableMultimodalChat {
 		r.Messages = []Message{{Role: RoleUser, Parts: append([]Part{{Type: PartText, Text: r.Prompt}}, parts...),

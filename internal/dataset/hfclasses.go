@@ -54,6 +54,10 @@ var hfClasses = []*hfClass{
 		Sample: hfSampler(hfRules{outputLen: 4000, rowIDs: true, filters: true, template: templateUnlessSkipped}, blazeditRow)},
 	{Name: "MLPerfDataset", IDs: []string{"mgoin/mlperf-inference-llama2-data", "mgoin/mlperf-inference-llama3.1-data"}, DefaultSplit: "train",
 		Sample: hfSampler(hfRules{filters: true, template: templateAlways}, mlperfRow)},
+	{Name: "MultiModalConversationDataset", IDs: []string{"lmms-lab/LLaVA-OneVision-Data"}, DefaultSplit: "train",
+		Sample: hfSampler(hfRules{filters: true, template: templateNever}, conversationRow)},
+	{Name: "VisionArenaDataset", IDs: []string{"lmarena-ai/VisionArena-Chat", "lmarena-ai/vision-arena-bench-v0.1"}, DefaultSplit: "train",
+		Sample: hfSampler(hfRules{outputLen: 128, rowIDs: true, template: templateNever}, visionArenaRow)},
 }
 
 // hfClassFor returns the class serving dataset id (the Hub id: spec.Name if set, else spec.Path), or nil.
@@ -73,9 +77,7 @@ var hfRefusedIDs = []struct {
 	class, family string
 	ids           []string
 }{
-	{"VisionArenaDataset", "multimodal datasets", []string{"lmarena-ai/VisionArena-Chat", "lmarena-ai/vision-arena-bench-v0.1"}},
 	{"MMVUDataset", "multimodal datasets", []string{"yale-nlp/MMVU"}},
-	{"MultiModalConversationDataset", "multimodal datasets", []string{"lmms-lab/LLaVA-OneVision-Data"}},
 	{"MMStarDataset", "multimodal datasets", []string{"Lin-Chen/MMStar"}},
 	{"ASRDataset", "speech (ASR) datasets", []string{"openslr/librispeech_asr", "facebook/voxpopuli", "LIUM/tedlium", "edinburghcstr/ami",
 		"speechcolab/gigaspeech", "kensho/spgispeech", "ArtificialAnalysis/Earnings22-Cleaned-AA", "D4nt3/esb-datasets-earnings22-validation-tiny-filtered"}},

@@ -1,10 +1,15 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"iter"
 	"os"
 	"path/filepath"
@@ -38,8 +43,14 @@ type hfClassesGolden struct {
 				vllmRequest
 				Messages []struct {
 					Role    string
-					Content []struct{ Text, Type string }
+					Content []struct {
+						Text, Type string
+						ImageURL   struct{ URL string } `json:"image_url"`
+					}
 				}
+				// Images are the multi_modal_data of a request whose prompt
+				// is sent as text: chat appends them after the text part.
+				Images []string
 			}
 		}
 	}
@@ -123,18 +134,35 @@ func TestHFClassesGolden(t *testing.T) {
 					if i >= len(reqs) {
 						break
 					}
-					if w.Messages == nil {
+					// vLLM's chat content: the text part, then the media.
+					var parts []Part
+					transformed := w.Messages != nil
+					switch {
+					case transformed:
+						for _, c := range w.Messages[0].Content {
+							if c.Type == "text" {
+								parts = append(parts, Part{Type: PartText, Text: c.Text})
+							} else {
+								parts = append(parts, Part{Type: PartImage, URL: c.ImageURL.URL})
+							}
+						}
+					case w.Images != nil:
+						parts = []Part{{Type: PartText, Text: w.Prompt}}
+						for _, u := range w.Images {
+							parts = append(parts, Part{Type: PartImage, URL: u})
+						}
+					default:
 						if reqs[i].Messages != nil {
 							t.Errorf("request %d has messages %+v, vLLM sends the prompt", i, reqs[i].Messages)
 						}
 						continue
 					}
 					m := reqs[i].Messages
-					if len(m) != 1 || m[0].Role != RoleUser || len(m[0].Parts) != 1 || m[0].Parts[0] != (Part{Type: PartText, Text: w.Messages[0].Content[0].Text}) {
-						t.Errorf("request %d messages %+v, want %+v", i, m, w.Messages)
+					if len(m) != 1 || m[0].Role != RoleUser || m[0].Transformed != transformed || !slices.Equal(m[0].Parts, parts) {
+						t.Errorf("request %d messages %+v, want %+v (transformed %v)", i, m, parts, transformed)
 					}
 				}
-				filters := slices.Contains([]string{"ConversationDataset", "AIMODataset", "BlazeditDataset", "MLPerfDataset"}, c.Name)
+				filters := slices.Contains([]string{"ConversationDataset", "AIMODataset", "BlazeditDataset", "MLPerfDataset", "MultiModalConversationDataset"}, c.Name)
 				if counts.Filtered != filters {
 					t.Errorf("Counts.Filtered = %v, want %v", counts.Filtered, filters)
 				}
@@ -205,7 +233,7 @@ func TestHFClassesBadRows(t *testing.T) {
 		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{map[string]any{"value": 1.0}, map[string]any{"value": "e f g h"}}},
 			`row 1: turn 0 of "conversations" has a "value" that is a number, expected a string`},
 		{"Aeala/ShareGPT_Vicuna_unfiltered", hfRow{"conversations": []any{map[string]any{"value": "a b c d"}, map[string]any{"value": "e f g h"}}, "image": map[string]any{"bytes": "..."}},
-			`row 1: "image" is an object: vbench takes an image URL or file path string (inline image bytes belong to the multimodal datasets, not implemented yet)`},
+			`row 1: "image": the image does not decode (PNG, JPEG and GIF are read): image: unknown format`},
 		{"AI-MO/NuminaMath-CoT", hfRow{"problem": "a b c d", "solution": true}, `row 1: "solution" is a boolean, expected a string`},
 		{"zed-industries/zeta", hfRow{"events": "", "input": "x"}, `row 1: no "output" column: expected a string`},
 		{"vdaita/edit_5k_char", hfRow{"code": "x", "change_request": "y", "norm_distance": "0.5"}, `row 1: "norm_distance" is a string, expected a number`},
@@ -282,13 +310,11 @@ func TestHFClassFor(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 13 {
-		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones", len(seen))
+	if len(seen) != 16 {
+		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones and 3 multimodal ones", len(seen))
 	}
 	for _, tt := range []struct{ id, want string }{
-		{"lmarena-ai/VisionArena-Chat", "hf dataset lmarena-ai/VisionArena-Chat belongs to vLLM's multimodal datasets (VisionArenaDataset), not implemented yet"},
 		{"Lin-Chen/MMStar", "hf dataset Lin-Chen/MMStar belongs to vLLM's multimodal datasets (MMStarDataset), not implemented yet"},
-		{"lmms-lab/LLaVA-OneVision-Data", "hf dataset lmms-lab/LLaVA-OneVision-Data belongs to vLLM's multimodal datasets (MultiModalConversationDataset), not implemented yet"},
 		{"openslr/librispeech_asr", "hf dataset openslr/librispeech_asr belongs to vLLM's speech (ASR) datasets (ASRDataset), not implemented yet"},
 		{"gorilla-llm/Berkeley-Function-Calling-Leaderboard", "hf dataset gorilla-llm/Berkeley-Function-Calling-Leaderboard belongs to vLLM's tool-calling datasets (BFCLDataset), not implemented yet"},
 		{"openai/GSM8K", ""}, // no class: auto-detected (ids are case-sensitive, as in vLLM)
@@ -302,7 +328,7 @@ func TestHFClassFor(t *testing.T) {
 	}
 	splits := map[string][2]string{"InstructCoderDataset": {"train"}, "MTBenchDataset": {"train"}, "HumanEvalDataset": {"test"},
 		"GSM8KDataset": {"test", "main"}, "ConversationDataset": {"train"}, "AIMODataset": {"train"}, "NextEditPredictionDataset": {"train"},
-		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}}
+		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}, "MultiModalConversationDataset": {"train"}, "VisionArenaDataset": {"train"}}
 	for _, c := range hfClasses {
 		if got := [2]string{c.DefaultSplit, c.DefaultSubset}; got != splits[c.Name] {
 			t.Errorf("%s: default split and subset %q, want %q", c.Name, got, splits[c.Name])
@@ -395,4 +421,44 @@ func FuzzHFClassRows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// VisionArena and LLaVA-OneVision rows carry images as dataset Image
+// features (encoded bytes): they are decoded and sent as JPEG data URLs
+// after the prompt, as vLLM's process_image does; VisionArena's prompt is
+// its first conversation's first message, 128 output tokens by default.
+func TestHFMultimodalClasses(t *testing.T) {
+	var pngb bytes.Buffer
+	png.Encode(&pngb, image.NewRGBA(image.Rect(0, 0, 3, 2)))
+	img := map[string]any{"bytes": pngb.String(), "path": "x.png"}
+	arena := hfRow{"conversation": []any{[]any{map[string]any{"role": "user", "content": "describe it"}}}, "images": []any{img}}
+	reqs, err := hfCollect(hfClassFor("lmarena-ai/VisionArena-Chat"), rowSeq([]hfRow{arena}), &HFSpec{FileOptions: FileOptions{Path: "lmarena-ai/VisionArena-Chat"}},
+		Env{Tokenizer: wsTokenizer{}, NumPrompts: 1, IDPrefix: "v-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reqs[0]
+	if r.Prompt != "describe it" || r.OutputLen != 128 || r.ID != "v-0" || len(r.Messages) != 1 || len(r.Messages[0].Parts) != 2 {
+		t.Fatalf("request %+v", r)
+	}
+	url := r.Messages[0].Parts[1].URL
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/jpeg;base64,"))
+	if err != nil || !strings.HasPrefix(url, "data:image/jpeg;base64,") {
+		t.Fatalf("image URL %.40s", url)
+	}
+	if j, err := jpeg.Decode(bytes.NewReader(raw)); err != nil || j.Bounds().Dx() != 3 || j.Bounds().Dy() != 2 {
+		t.Errorf("the JPEG: %v", err)
+	}
+	conv := []any{map[string]any{"value": "what is in the picture"}, map[string]any{"value": "a cat on a mat"}}
+	reqs, err = hfCollect(hfClassFor("lmms-lab/LLaVA-OneVision-Data"), rowSeq([]hfRow{{"conversations": conv, "image": img}}),
+		&HFSpec{EnableMultimodalChat: true}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := reqs[0].Messages; len(m) != 1 || !m[0].Transformed || !strings.HasPrefix(m[0].Parts[1].URL, "data:image/jpeg;base64,") {
+		t.Errorf("LLaVA-OneVision messages %+v", m)
+	}
+	if _, err := hfImageURL(map[string]any{"bytes": "not an image"}); err == nil {
+		t.Error("undecodable image bytes accepted")
+	}
 }

@@ -8,7 +8,8 @@ vLLM's Python client cannot run here (no vllm, no datasets library, no
 Hugging Face tokenizers), so this script re-states the sample() of vLLM's
 InstructCoderDataset, MTBenchDataset, HumanEvalDataset, GSM8KDataset,
 ConversationDataset, AIMODataset, NextEditPredictionDataset,
-BlazeditDataset and MLPerfDataset, with is_valid_sequence and
+BlazeditDataset, MLPerfDataset, MultiModalConversationDataset and
+VisionArenaDataset (with image path strings), with is_valid_sequence and
 BenchmarkDataset.maybe_oversample_requests
 (vllm/benchmarks/datasets/datasets.py at 003cf0297cf6), step for step,
 with CPython's own random module and a tokenizer whose counts are trivial:
@@ -50,6 +51,7 @@ class Req:
     prompt_len: int
     expected_output_len: int
     request_id: str
+    mm: object = None
 
 
 def is_valid_sequence(prompt_len, output_len, min_len=4, max_prompt_len=1024, max_total_len=2048,
@@ -136,6 +138,52 @@ def conversation(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
             prompt = [{"role": "user", "content": [{"text": prompt, "type": "text"}]}]
         reqs.append(Req(prompt, prompt_len, output_len, prefix + str(ind)))
         ind += 1
+    return reqs
+
+
+def process_image(s):
+    """process_image of an image path or URL string."""
+    url = s if s.startswith(("http://", "https://", "file://", "data:image/")) else "file://" + s
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def mm_conversation(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
+    """MultiModalConversationDataset.sample (rows' images are path strings
+    here: the decoded-image path, which needs PIL, is tested in Go)."""
+    filtered = [x for x in rows if len(x["conversations"]) >= 2]
+    reqs, ind = [], 0
+    dynamic = output_len is None
+    for item in filtered:
+        if len(reqs) >= n:
+            break
+        conv = item["conversations"]
+        prompt, completion = conv[0]["value"], conv[1]["value"]
+        prompt_len = len(tok(prompt).input_ids)
+        completion_len = len(tok(completion).input_ids)
+        output_len = completion_len if dynamic else output_len
+        if dynamic and not is_valid_sequence(prompt_len, completion_len):
+            continue
+        mm = process_image(item["image"]) if "image" in item else None
+        if mm_chat:
+            prompt = [{"role": "user", "content": [{"text": prompt, "type": "text"}] + ([mm] if mm else [])}]
+        reqs.append(Req(prompt, prompt_len, output_len, prefix + str(ind), mm))
+        ind += 1
+    return reqs
+
+
+def vision_arena(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
+    """VisionArenaDataset.sample for lmarena-ai/VisionArena-Chat."""
+    output_len = output_len if output_len is not None else 128
+    reqs = []
+    for i, item in enumerate(rows):
+        if len(reqs) >= n:
+            break
+        prompt = item["conversation"][0][0]["content"]
+        mm = process_image(item["images"][0])
+        prompt_len = len(tok(prompt).input_ids)
+        if mm_chat:
+            prompt = [{"role": "user", "content": [{"text": prompt, "type": "text"}, mm]}]
+        reqs.append(Req(prompt, prompt_len, output_len, prefix + str(i), mm))
     return reqs
 
 
@@ -299,12 +347,25 @@ ROWS = {
         {"system_prompt": "Answer in French.", "question": words(12), "output": words(8)},
         {"system_prompt": "You are helpful.", "question": words(7), "output": words(300)},
     ],
+    "MultiModalConversationDataset": [
+        {"id": "m0", "image": "imgs/m0.jpg", "conversations": [{"from": "human", "value": words(12)}, {"from": "gpt", "value": words(30)}]},
+        {"id": "m1", "conversations": [{"from": "human", "value": words(8)}, {"from": "gpt", "value": words(9)}]},
+        {"id": "m2", "image": "https://example.com/m2.png", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": words(9)}]},
+        {"id": "m3", "image": "imgs/m3.jpg", "conversations": [{"from": "human", "value": words(20)}]},
+        {"id": "m4", "image": "imgs/m4.jpg", "conversations": [{"from": "human", "value": words(5)}, {"from": "gpt", "value": words(7)}]},
+        {"id": "m5", "image": "file:///data/m5.jpg", "conversations": [{"from": "human", "value": words(40)}, {"from": "gpt", "value": words(64)}]},
+    ],
+    "VisionArenaDataset": [
+        {"conversation": [[{"role": "user", "content": words(4 + i) + "?"}, {"role": "assistant", "content": words(9)}]],
+         "images": ["imgs/va%d.png" % i, "imgs/other.png"]} for i in range(6)
+    ],
 }
 
 SAMPLE = {
     "InstructCoderDataset": instruct_coder, "MTBenchDataset": mt_bench, "HumanEvalDataset": humaneval,
     "GSM8KDataset": gsm8k, "ConversationDataset": conversation, "AIMODataset": aimo,
     "NextEditPredictionDataset": zeta, "BlazeditDataset": blazedit, "MLPerfDataset": mlperf,
+    "MultiModalConversationDataset": mm_conversation, "VisionArenaDataset": vision_arena,
 }
 
 # Cases: n is num_prompts; seed the oversampling seed (--seed); output_len
@@ -337,6 +398,8 @@ CASES = {
         dict(name="duplicate_ids", n=6, min_distance=0.2, max_distance=0.8, seed=2),
         dict(name="oversampled_without_collision", n=9, seed=4),
     ],
+    "MultiModalConversationDataset": COMMON + [dict(name="multimodal_chat", n=3, mm_chat=True)],
+    "VisionArenaDataset": COMMON + [dict(name="multimodal_chat", n=2, mm_chat=True, prefix="va-")],
     "MLPerfDataset": COMMON + [dict(name="fixed_output_filtered_too", n=7, output_len=3),
                                dict(name="fixed_output_long", n=7, output_len=1500, seed=9)],
 }
@@ -349,6 +412,8 @@ def dump(r):
         d["messages"] = r.prompt
     else:
         d["prompt"] = r.prompt
+        if r.mm is not None:
+            d["images"] = [r.mm["image_url"]["url"]]
     return d
 
 
