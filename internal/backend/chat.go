@@ -122,3 +122,16 @@ func chatMessages(msgs []dataset.Message) ([]*py.Object, error) {
 // errTokenPrompt refuses a prompt of token ids, which the chat API cannot
 // take (vLLM refuses token-id datasets with a chat backend too).
 var errTokenPrompt = errors.New("the prompt is a list of token ids (a trace dataset's), which only a completions backend (vllm or openai) can send")
+
+// messageText is a message's text: its content, or its text parts joined
+// (the caller has refused media parts).
+func messageText(m dataset.Message) string {
+	if m.Parts == nil {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}

@@ -34,6 +34,9 @@ func (messages) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	if len(r.Prompts) > 0 {
 		return nil, errors.New("the request is a batch of prompts (dataset random with batch_size > 1), which the Messages API cannot send")
 	}
+	if err := noMedia(r, "anthropic-messages"); err != nil {
+		return nil, err
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	p.Set("max_tokens", r.OutputLen)
@@ -41,10 +44,10 @@ func (messages) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var system string
 	for _, m := range r.Messages {
 		if m.Role == dataset.RoleSystem { // the Messages API takes the system prompt apart
-			system += m.Content
+			system += messageText(m)
 			continue
 		}
-		msgs = append(msgs, map[string]any{"role": string(m.Role), "content": m.Content})
+		msgs = append(msgs, map[string]any{"role": string(m.Role), "content": messageText(m)})
 	}
 	if len(r.Messages) == 0 {
 		msgs = []map[string]any{{"role": "user", "content": r.Prompt}}

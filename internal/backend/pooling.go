@@ -16,14 +16,14 @@ import (
 // usage.prompt_tokens. The kinds differ only in their payloads.
 func init() {
 	implement("openai-embeddings", pooling{payload: embeddingsPayload})
-	implement("openai-embeddings-chat", pooling{payload: embeddingsChatPayload})
-	// Without multimodal content (which vbench does not send yet) clip
-	// and vlm2vec send what embeddings-chat sends: vLLM blanks (clip) or
-	// rewrites (vlm2vec) the prompt only when an image is attached.
-	implement("openai-embeddings-clip", pooling{payload: embeddingsChatPayload})
-	implement("openai-embeddings-vlm2vec", pooling{payload: embeddingsChatPayload})
-	implement("infinity-embeddings", pooling{payload: infinityPayload})
-	implement("infinity-embeddings-clip", pooling{payload: infinityPayload})
+	implement("openai-embeddings-chat", pooling{payload: embeddingsChat(nil, false)})
+	// clip and vlm2vec send what embeddings-chat sends, except that with
+	// media vLLM blanks the prompt (clip) or rewrites it (vlm2vec, whose
+	// media parts also go first).
+	implement("openai-embeddings-clip", pooling{payload: embeddingsChat(clipPrompt, false)})
+	implement("openai-embeddings-vlm2vec", pooling{payload: embeddingsChat(vlm2vecPrompt, true)})
+	implement("infinity-embeddings", pooling{payload: infinity(nil)})
+	implement("infinity-embeddings-clip", pooling{payload: infinity(clipPrompt)})
 	implement("vllm-pooling", pooling{payload: vllmPoolingPayload})
 	implement("vllm-rerank", pooling{payload: rerankPayload, sequences: rerankSequences})
 }
@@ -101,6 +101,9 @@ func setInput(p *py.Object, r *dataset.Request) {
 // embeddingsPayload is the openai-embeddings body: model, input,
 // truncate_prompt_tokens -1, then the common update.
 func embeddingsPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if err := noMedia(r, "openai-embeddings"); err != nil {
+		return nil, err
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	setInput(&p, r)
@@ -113,40 +116,136 @@ func embeddingsPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 // user message holds one text.
 var errBatchChat = errors.New("the request is a batch of prompts (dataset random with batch_size > 1), which a chat-style embeddings backend cannot send: use openai-embeddings, infinity-embeddings or vllm-pooling")
 
-// embeddingsChatPayload is the openai-embeddings-chat body (and clip's and
-// vlm2vec's without an image): model, one user message whose content is
-// the prompt as a text part, truncate_prompt_tokens -1, the common update.
-func embeddingsChatPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
-	switch {
-	case r.PromptTokens != nil:
-		return nil, errTokenPrompt
-	case len(r.Prompts) > 0:
-		return nil, errBatchChat
+// errAudioClip refuses a request whose audio is a clip to upload (the
+// audio datasets'), which only openai-audio sends.
+var errAudioClip = errors.New("the request carries an audio clip to upload, which only the openai-audio backend sends")
+
+// requestMedia returns the media parts of a request (vLLM's
+// multi_modal_content): the non-text parts of its chat messages, in order.
+func requestMedia(r *dataset.Request) []dataset.Part {
+	var media []dataset.Part
+	for _, m := range r.Messages {
+		for _, p := range m.Parts {
+			if p.Type != dataset.PartText {
+				media = append(media, p)
+			}
+		}
 	}
-	var p py.Object
-	p.Set("model", o.ModelFor(r))
-	p.Set("messages", []chatMessage{{Role: "user", Content: []contentPart{{Type: "text", Text: r.Prompt}}}})
-	p.Set("truncate_prompt_tokens", -1)
-	o.setCommon(&p, r)
-	return p.MarshalJSON()
+	return media
 }
 
-// infinityPayload is the infinity-embeddings body: model and input, then
-// the common update (Infinity has no truncate_prompt_tokens).
-func infinityPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
-	if len(r.Prompts) == 0 && r.PromptTokens == nil && r.Prompt == "" {
-		return nil, errors.New("the prompt is empty, and infinity-embeddings sends an empty prompt's image instead, which this request does not have")
+// A promptRewrite is vLLM's preprocessing of a request with media for a
+// pooling kind: the prompt it sends instead of r.Prompt.
+type promptRewrite func(r *dataset.Request) string
+
+// clipPrompt is vLLM's _preprocess_clip: with media, an empty prompt.
+func clipPrompt(*dataset.Request) string { return "" }
+
+// vlm2vecPrompt is vLLM's _preprocess_vlm2vec: with media, requests whose
+// id ends in an even number (or has no number) ask to represent the image
+// alone, the others the image with the prompt as a question.
+func vlm2vecPrompt(r *dataset.Request) string {
+	if idx, ok := trailingNumber(r.ID); ok && idx%2 == 1 {
+		return "Represent the given image with the following question: " + r.Prompt
 	}
-	var p py.Object
-	p.Set("model", o.ModelFor(r))
-	setInput(&p, r)
-	o.setCommon(&p, r)
-	return p.MarshalJSON()
+	return "Represent the given image."
+}
+
+// trailingNumber parses the decimal digits that end s, as vLLM's
+// _try_extract_request_idx does (re.search(r"(\d+)$")).
+func trailingNumber(s string) (int, bool) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[i:])
+	return n, err == nil
+}
+
+// embeddingsChat returns the payload builder of a chat-style embeddings
+// kind: model, one user message whose content is the prompt as a text part
+// with the request's media parts after it (before it when mediaFirst),
+// truncate_prompt_tokens -1, the common update. With media, rewrite (when
+// not nil) replaces the prompt. Like vLLM, it sends the prompt and the
+// media, not a dataset's other chat messages.
+func embeddingsChat(rewrite promptRewrite, mediaFirst bool) func(*dataset.Request, *PayloadOptions) ([]byte, error) {
+	return func(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+		switch {
+		case r.PromptTokens != nil:
+			return nil, errTokenPrompt
+		case len(r.Prompts) > 0:
+			return nil, errBatchChat
+		}
+		if r.Audio != nil {
+			return nil, errAudioClip
+		}
+		media := requestMedia(r)
+		prompt := r.Prompt
+		if len(media) > 0 && rewrite != nil {
+			prompt = rewrite(r)
+		}
+		text := dataset.Part{Type: dataset.PartText, Text: prompt}
+		parts := append([]dataset.Part{text}, media...)
+		if mediaFirst {
+			parts = append(media[:len(media):len(media)], text)
+		}
+		msgs, err := chatMessages([]dataset.Message{{Role: dataset.RoleUser, Parts: parts}})
+		if err != nil {
+			return nil, err
+		}
+		var p py.Object
+		p.Set("model", o.ModelFor(r))
+		p.Set("messages", msgs)
+		p.Set("truncate_prompt_tokens", -1)
+		o.setCommon(&p, r)
+		return p.MarshalJSON()
+	}
+}
+
+// infinity returns the payload builder of an Infinity kind: model, then
+// input, the prompt (after rewrite, when the request has media and rewrite
+// is not nil); an empty prompt sends the request's one media item instead,
+// its URL as input and its kind as "modality". Then the common update
+// (Infinity has no truncate_prompt_tokens).
+func infinity(rewrite promptRewrite) func(*dataset.Request, *PayloadOptions) ([]byte, error) {
+	return func(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+		if r.Audio != nil {
+			return nil, errAudioClip
+		}
+		media := requestMedia(r)
+		prompt := r.Prompt
+		if len(media) > 0 && rewrite != nil {
+			prompt = rewrite(r)
+		}
+		var p py.Object
+		p.Set("model", o.ModelFor(r))
+		switch {
+		case len(r.Prompts) > 0 || r.PromptTokens != nil:
+			setInput(&p, r)
+		case prompt != "":
+			p.Set("input", prompt)
+		case len(media) == 1:
+			p.Set("input", media[0].URL)
+			p.Set("modality", string(media[0].Type))
+		case len(media) == 0:
+			return nil, errors.New("the prompt is empty and the request has no media item, so an Infinity backend has nothing to send")
+		default:
+			return nil, fmt.Errorf("the prompt is empty and the request has %d media items, and an Infinity backend sends exactly one (use a dataset with one item per request)", len(media))
+		}
+		o.setCommon(&p, r)
+		return p.MarshalJSON()
+	}
 }
 
 // vllmPoolingPayload is the vllm-pooling body: model,
 // truncate_prompt_tokens -1, input, then the common update.
 func vllmPoolingPayload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
+	if err := noMedia(r, "vllm-pooling"); err != nil {
+		return nil, err
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	p.Set("truncate_prompt_tokens", -1)

@@ -21,6 +21,14 @@ func TestPoolingPayloads(t *testing.T) {
 	batch := dataset.Request{Prompts: []string{"a b", "c"}, PromptLen: 3}
 	rerank := dataset.Request{Prompts: []string{"query", "doc one", "doc two", "doc three"}, PromptLen: 9}
 	extra := map[string]any{"encoding_format": "float", "dimensions": 8}
+	// With an image, clip blanks the prompt; vlm2vec rewrites it by the
+	// parity of the id's trailing number, image part first; Infinity sends
+	// a blanked prompt's one image as input with its modality.
+	img := func(id string) dataset.Request {
+		return dataset.Request{Prompt: "what is it", PromptLen: 3, ID: id, Messages: []dataset.Message{{Role: dataset.RoleUser,
+			Parts: []dataset.Part{{Type: dataset.PartText, Text: "what is it"}, {Type: dataset.PartImage, URL: "data:image/jpeg;base64,AA"}}}}}
+	}
+	imgPart := `{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AA"}}`
 	tests := []struct {
 		backend, url string
 		req          dataset.Request
@@ -38,7 +46,19 @@ func TestPoolingPayloads(t *testing.T) {
 			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"truncate_prompt_tokens":-1}`, 1},
 		{"openai-embeddings-vlm2vec", "/v1/embeddings", one, nil,
 			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi <there>"}]}],"truncate_prompt_tokens":-1}`, 1},
+		{"openai-embeddings-chat", "/v1/embeddings", img("mm-4"), nil,
+			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"what is it"},` + imgPart + `]}],"truncate_prompt_tokens":-1}`, 1},
+		{"openai-embeddings-clip", "/v1/embeddings", img("mm-4"), nil,
+			`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":""},` + imgPart + `]}],"truncate_prompt_tokens":-1}`, 1},
+		{"openai-embeddings-vlm2vec", "/v1/embeddings", img("mm-4"), nil,
+			`{"model":"m","messages":[{"role":"user","content":[` + imgPart + `,{"type":"text","text":"Represent the given image."}]}],"truncate_prompt_tokens":-1}`, 1},
+		{"openai-embeddings-vlm2vec", "/v1/embeddings", img("mm-7"), nil,
+			`{"model":"m","messages":[{"role":"user","content":[` + imgPart + `,{"type":"text","text":"Represent the given image with the following question: what is it"}]}],"truncate_prompt_tokens":-1}`, 1},
+		{"openai-embeddings-vlm2vec", "/v1/embeddings", img("no-number"), nil,
+			`{"model":"m","messages":[{"role":"user","content":[` + imgPart + `,{"type":"text","text":"Represent the given image."}]}],"truncate_prompt_tokens":-1}`, 1},
 		{"infinity-embeddings", "/embeddings", one, nil, `{"model":"m","input":"hi <there>"}`, 1},
+		{"infinity-embeddings", "/embeddings", img("mm-1"), nil, `{"model":"m","input":"what is it"}`, 1},
+		{"infinity-embeddings-clip", "/embeddings", img("mm-1"), nil, `{"model":"m","input":"data:image/jpeg;base64,AA","modality":"image"}`, 1},
 		{"infinity-embeddings-clip", "/embeddings", batch, nil, `{"model":"m","input":["a b","c"]}`, 2},
 		{"vllm-pooling", "/pooling", one, extra,
 			`{"model":"m","truncate_prompt_tokens":-1,"input":"hi <there>","dimensions":8,"encoding_format":"float"}`, 1},
@@ -78,6 +98,10 @@ func TestPoolingRefusals(t *testing.T) {
 		{"openai-embeddings-chat", "/v1/embeddings", dataset.Request{Prompts: []string{"a", "b"}}, "batch of prompts"},
 		{"openai-embeddings-chat", "/v1/embeddings", dataset.Request{PromptTokens: []int{1}}, "list of token ids"},
 		{"infinity-embeddings", "/embeddings", dataset.Request{}, "the prompt is empty"},
+		{"openai-embeddings", "/v1/embeddings", dataset.Request{Prompt: "x", Messages: []dataset.Message{{Role: dataset.RoleUser,
+			Parts: []dataset.Part{{Type: dataset.PartImage, URL: "http://i"}}}}}, "carries image content"},
+		{"infinity-embeddings-clip", "/embeddings", dataset.Request{Prompt: "x", Messages: []dataset.Message{{Role: dataset.RoleUser,
+			Parts: []dataset.Part{{Type: dataset.PartImage, URL: "http://i"}, {Type: dataset.PartImage, URL: "http://j"}}}}}, "2 media items"},
 	}
 	for _, tt := range tests {
 		c, err := New(Config{Backend: tt.backend, URL: "http://h" + tt.url, Model: "m"})

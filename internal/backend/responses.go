@@ -31,12 +31,15 @@ func (responses) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) 
 	if len(r.Prompts) > 0 {
 		return nil, errors.New("the request is a batch of prompts (dataset random with batch_size > 1), which the Responses API cannot send")
 	}
+	if err := noMedia(r, "openai-responses"); err != nil {
+		return nil, err
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	if len(r.Messages) > 0 {
 		msgs := make([]map[string]any, len(r.Messages))
 		for i, m := range r.Messages {
-			msgs[i] = map[string]any{"role": string(m.Role), "content": m.Content}
+			msgs[i] = map[string]any{"role": string(m.Role), "content": messageText(m)}
 		}
 		p.Set("input", msgs)
 	} else {

@@ -159,7 +159,7 @@ func eachMember(b []byte, fn func(k string, v json.RawMessage) error) error {
 func init() {
 	Register(Kind{Name: "random_mm", Spec: newSpec[RandomMMSpec](), New: newRandomMMSource,
 		IgnoreEOS: IgnoreEOSOnOpenAI, NeedsTokenizer: true, Check: checkRandomMM,
-		Backends: func() []string { return []string{"openai-chat"} },
+		Backends: MediaBackends,
 		Count:    func(_ scenario.Dataset, n int) int { return n },
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			r := spec.Spec.(*RandomMMSpec)

@@ -23,6 +23,7 @@ type poolRequest struct {
 	Model                string          `json:"model"`
 	Input                json.RawMessage `json:"input"`
 	Messages             json.RawMessage `json:"messages"`
+	Modality             string          `json:"modality"`
 	EncodingFormat       string          `json:"encoding_format"`
 	Dimensions           *int            `json:"dimensions"`
 	TruncatePromptTokens *int            `json:"truncate_prompt_tokens"`
@@ -40,8 +41,8 @@ const (
 
 // servePooling answers POST /v1/embeddings, /pooling and /rerank (also
 // /v1/rerank and /v2/rerank) as vLLM does, after the prefill time of all
-// their tokens (TTFT + PrefillPerToken·tokens: a pooling model runs
-// prefill only). Vectors are deterministic unit vectors of each input's
+// their tokens and media (TTFT + PrefillPerToken·tokens +
+// PrefillPerMediaItem·units: a pooling model runs prefill only). Vectors are deterministic unit vectors of each input's
 // tokens; a rerank score is the cosine of the query's and the document's.
 // encoding_format float (default) and base64 answer JSON; bytes answers
 // the raw little-endian float32 vectors with the JSON metadata (usage
@@ -75,7 +76,7 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind int) 
 		}
 		dim = *req.Dimensions
 	}
-	inputs, e := s.poolInputs(&req, kind)
+	inputs, units, e := s.poolInputs(&req, kind)
 	if e != nil {
 		in.fail(e)
 		return
@@ -91,6 +92,7 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind int) 
 	m.running.Add(1)
 	defer m.running.Add(-1)
 	sc := newScheduler(s.cfg, tokens, promptKey(inputs[0], len(inputs)))
+	sc.base += time.Duration(units) * s.cfg.PrefillPerMediaItem
 	if !sleepCtx(r, in.t0.Add(sc.next())) {
 		return
 	}
@@ -125,25 +127,39 @@ type poolUsage struct {
 	TotalTokens  int `json:"total_tokens"`
 }
 
-// poolInputs returns the token ids of each input of a request: a rerank's
-// query and documents (the query first), an embeddings request's chat
-// messages (one input), or its input (a string, strings, token ids or
-// lists of them).
-func (s *Server) poolInputs(req *poolRequest, kind int) ([][]int, *apiError) {
+// poolInputs returns the token ids of each input of a request and its
+// media units (see mediaCost): a rerank's query and documents (the query
+// first), an embeddings request's chat messages (one input, media parts
+// included), an Infinity request's one media URL (input with a
+// "modality"), or its input (a string, strings, token ids or lists of
+// them).
+func (s *Server) poolInputs(req *poolRequest, kind int) ([][]int, int, *apiError) {
 	if kind == poolRerank {
 		if req.Query == nil || len(req.Documents) == 0 {
-			return nil, badRequest("a rerank request needs a query and a non-empty list of documents")
+			return nil, 0, badRequest("a rerank request needs a query and a non-empty list of documents")
 		}
 		out := [][]int{s.tok.Encode(*req.Query)}
 		for _, d := range req.Documents {
 			out = append(out, s.tok.Encode(d))
 		}
-		return out, nil
+		return out, 0, nil
 	}
+	if req.Modality != "" && req.Modality != "text" && kind == poolEmbed {
+		kinds := map[string]mediaKind{"image": mediaImage, "video": mediaVideo, "audio": mediaAudio}
+		mk, ok := kinds[req.Modality]
+		var url string
+		if !ok || json.Unmarshal(req.Input, &url) != nil || url == "" {
+			return nil, 0, badRequest(`modality must be "text", "image", "video" or "audio", with the media's URL as input`)
+		}
+		ids, units := s.mediaCost([]mediaRef{{mk, url}})
+		return [][]int{ids}, units, nil
+	}
+	g := genRequest{Prompt: req.Input}
 	if len(req.Messages) > 0 && kind == poolEmbed {
-		return s.parsePrompts(&genRequest{Messages: req.Messages}, true)
+		g = genRequest{Messages: req.Messages}
 	}
-	return s.parsePrompts(&genRequest{Prompt: req.Input}, false)
+	inputs, e := s.parsePrompts(&g, g.Messages != nil)
+	return inputs, g.mediaUnits, e
 }
 
 // truncate applies truncate_prompt_tokens: -1 keeps the last MaxModelLen
