@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
@@ -345,7 +346,7 @@ var argvDatasets = []*argvDataset{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
 				SkipChatTemplate: n.skipChatTemplate, EnableMultimodalChat: n.multimodalChat,
-				ASRMaxAudioLenSec: scenario.Inf,
+				ASRMaxAudioLenSec: scenario.Inf, BFCLCategories: n.bfclCategories,
 			}
 			setBlazedit(n, d)
 			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
@@ -364,6 +365,12 @@ var argvDatasets = []*argvDataset{
 			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).EnableMultimodalChat) },
 			"--blazedit-min-distance":  blazeditValues["--blazedit-min-distance"],
 			"--blazedit-max-distance":  blazeditValues["--blazedit-max-distance"],
+			"--bfcl-categories": func(d scenario.Dataset) []string {
+				if c := as[dataset.HFSpec](d).BFCLCategories; c != nil {
+					return []string{strings.Join(c, ",")}
+				}
+				return nil
+			},
 			"--hf-output-len": func(d scenario.Dataset) []string {
 				if as[dataset.HFSpec](d).OutputLen == nil {
 					return nil

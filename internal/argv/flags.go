@@ -68,6 +68,7 @@ type namespace struct {
 	randomInputLen, randomOutputLen, randomPrefixLen int64
 	randomBatchSize                                  int64
 	noReranker                                       bool
+	bfclCategories                                   []string
 	ensureClientSide                                 bool
 	mmBaseItems                                      int64
 	mmItemsRatio                                     float64
@@ -328,6 +329,10 @@ var flags = []*flagDef{
 	{name: "--blazedit-max-distance", arity: arityOne, metavar: "FLOAT", def: "1.0", paths: []string{"dataset.hf.blazedit_max_distance"},
 		help: "hf blazedit: keep the rows whose normalized edit distance is at most this (0 to 1)",
 		set:  setFloat(func(n *namespace) *float64 { return &n.blazeditMaxDistance })},
+
+	{name: "--bfcl-categories", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.bfcl_categories"},
+		help: "hf BFCL: comma-separated categories, each the file BFCL_v3_<category>.json (default: simple,live_simple,multiple)",
+		set:  func(n *namespace, v []string) error { n.bfclCategories = strings.Split(v[0], ","); return nil }},
 
 	{name: "--hf-subset", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.subset"},
 		help: "hf: the dataset's subset (config)", set: func(n *namespace, v []string) error { n.hfSubset = v[0]; return nil }},

@@ -212,7 +212,11 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 			return nil, err
 		}
 	}
+	_, tools := c.codec.(toolSender)
 	for i := range reqs {
+		if _, ok := reqs[i].ExtraBody["tools"]; ok && !tools {
+			return nil, fmt.Errorf("request %d: the request carries tools (a tool-calling dataset's, such as BFCL), which only the openai-chat backend sends", i)
+		}
 		b, err := c.codec.Payload(&reqs[i], &c.opts)
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)

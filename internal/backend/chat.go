@@ -42,6 +42,13 @@ func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	return p.MarshalJSON()
 }
 
+// sendsTools marks chat as a toolSender.
+func (chat) sendsTools() {}
+
+// toolSender is implemented by the codecs whose API takes a request's
+// "tools" (and tool_choice) as vLLM's BFCL dataset sends them.
+type toolSender interface{ sendsTools() }
+
 // Decode decodes one streamed chat chunk.
 func (chat) Decode(data, text []byte) (Message, []byte, error) {
 	var m Message

@@ -93,6 +93,7 @@ var implemented = map[string]string{
 	"dataset.hf.no_oversample":                  "no padding to num_prompts; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
 	"dataset.hf.subset":                         "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
 	"dataset.hf.split":                          "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
+	"dataset.hf.bfcl_categories":                "BFCL_v3_<category>.json files, stripped, defaults when empty; dataset/hf_bfcl_test.go (TestBFCLGolden, TestBFCLErrors), testdata/script/bfcl_sim.txtar",
 	"dataset.hf.name":                           "the dataset id that picks vLLM's class for a local copy; dataset/hfauto_test.go (TestHFClass)",
 	"dataset.hf.output_len":                     "fixed output length; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
 	"dataset.hf.no_stream":                      "the non-streaming shuffle; dataset/hf_test.go (TestHFShuffleMatchesDatasets), testdata/script/dataset_hf.txtar",

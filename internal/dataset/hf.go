@@ -55,7 +55,6 @@ func init() {
 		Unimplemented: []scenario.Unimplemented{
 			{Path: "dataset.hf.asr_max_audio_len_sec", Flag: "--asr-max-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
 			{Path: "dataset.hf.asr_min_audio_len_sec", Flag: "--asr-min-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
-			{Path: "dataset.hf.bfcl_categories", Flag: "--bfcl-categories", Reason: "the hf BFCL tool-calling dataset comes with the chat backend's tools support, not implemented yet"},
 		},
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			// Rows are read as they are sampled, keeping a tenth of the
@@ -150,6 +149,14 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 		repo, err := openHFRepo(ctx, spec.Path)
 		if err != nil {
 			yield(Request{}, err)
+			return
+		}
+		if class != nil && class.Load != nil {
+			for r, err := range class.Load(ctx, repo, &spec, env) {
+				if !yield(r, err) || err != nil {
+					return
+				}
+			}
 			return
 		}
 		if h, ok := repo.(*hubRepo); ok && h.scriptOnly() {

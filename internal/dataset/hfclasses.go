@@ -31,10 +31,14 @@ type hfClass struct {
 	// Env.PyGlobal, as vLLM's from Python's global random (so the hf kind
 	// needs no Kind.PythonRandom).
 	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error]
+	// Load, when not nil, replaces the split's loading and Sample: the
+	// class reads the files it wants from the repository (BFCL's
+	// per-category files).
+	Load func(ctx context.Context, repo hfRepo, spec *HFSpec, env Env) iter.Seq2[Request, error]
 }
 
-// hfClasses are the text-only classes vbench implements, in the order
-// vLLM's get_samples tries them.
+// hfClasses are the classes vbench implements, in the order vLLM's
+// get_samples tries them.
 var hfClasses = []*hfClass{
 	{Name: "InstructCoderDataset", IDs: []string{"likaixin/InstructCoder"}, DefaultSplit: "train",
 		Sample: hfSampler(hfRules{outputLen: 200, rowIDs: true, template: templateUnlessSkipped}, instructCoderRow)},
@@ -58,6 +62,7 @@ var hfClasses = []*hfClass{
 		Sample: hfSampler(hfRules{filters: true, template: templateNever}, conversationRow)},
 	{Name: "VisionArenaDataset", IDs: []string{"lmarena-ai/VisionArena-Chat", "lmarena-ai/vision-arena-bench-v0.1"}, DefaultSplit: "train",
 		Sample: hfSampler(hfRules{outputLen: 128, rowIDs: true, template: templateNever}, visionArenaRow)},
+	{Name: "BFCLDataset", IDs: []string{"gorilla-llm/Berkeley-Function-Calling-Leaderboard"}, Load: loadBFCL},
 }
 
 // hfClassFor returns the class serving dataset id (the Hub id: spec.Name if set, else spec.Path), or nil.
@@ -81,7 +86,6 @@ var hfRefusedIDs = []struct {
 	{"MMStarDataset", "multimodal datasets", []string{"Lin-Chen/MMStar"}},
 	{"ASRDataset", "speech (ASR) datasets", []string{"openslr/librispeech_asr", "facebook/voxpopuli", "LIUM/tedlium", "edinburghcstr/ami",
 		"speechcolab/gigaspeech", "kensho/spgispeech", "ArtificialAnalysis/Earnings22-Cleaned-AA", "D4nt3/esb-datasets-earnings22-validation-tiny-filtered"}},
-	{"BFCLDataset", "tool-calling datasets", []string{"gorilla-llm/Berkeley-Function-Calling-Leaderboard"}},
 }
 
 // hfRefusedError is the error for a dataset id that one of vLLM's hf

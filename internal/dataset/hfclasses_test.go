@@ -94,10 +94,13 @@ func TestHFClassesGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &golden); err != nil {
 		t.Fatal(err)
 	}
-	if len(golden.Classes) != len(hfClasses) {
-		t.Fatalf("the golden file has %d classes, vbench %d", len(golden.Classes), len(hfClasses))
+	if len(golden.Classes) != len(hfClasses)-1 { // BFCL: TestBFCLGolden
+		t.Fatalf("the golden file has %d classes, vbench %d besides BFCL", len(golden.Classes), len(hfClasses)-1)
 	}
 	for _, c := range hfClasses {
+		if c.Load != nil {
+			continue // BFCL reads its own files: TestBFCLGolden
+		}
 		g, ok := golden.Classes[c.Name]
 		if !ok || len(g.Cases) < 4 || len(g.Rows) < 4 {
 			t.Fatalf("the golden file has no cases for %s", c.Name)
@@ -310,13 +313,12 @@ func TestHFClassFor(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 16 {
-		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones and 3 multimodal ones", len(seen))
+	if len(seen) != 17 {
+		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones, 3 multimodal ones and BFCL's", len(seen))
 	}
 	for _, tt := range []struct{ id, want string }{
 		{"Lin-Chen/MMStar", "hf dataset Lin-Chen/MMStar belongs to vLLM's multimodal datasets (MMStarDataset), not implemented yet"},
 		{"openslr/librispeech_asr", "hf dataset openslr/librispeech_asr belongs to vLLM's speech (ASR) datasets (ASRDataset), not implemented yet"},
-		{"gorilla-llm/Berkeley-Function-Calling-Leaderboard", "hf dataset gorilla-llm/Berkeley-Function-Calling-Leaderboard belongs to vLLM's tool-calling datasets (BFCLDataset), not implemented yet"},
 		{"openai/GSM8K", ""}, // no class: auto-detected (ids are case-sensitive, as in vLLM)
 	} {
 		if hfClassFor(tt.id) != nil {
@@ -328,7 +330,7 @@ func TestHFClassFor(t *testing.T) {
 	}
 	splits := map[string][2]string{"InstructCoderDataset": {"train"}, "MTBenchDataset": {"train"}, "HumanEvalDataset": {"test"},
 		"GSM8KDataset": {"test", "main"}, "ConversationDataset": {"train"}, "AIMODataset": {"train"}, "NextEditPredictionDataset": {"train"},
-		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}, "MultiModalConversationDataset": {"train"}, "VisionArenaDataset": {"train"}}
+		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}, "MultiModalConversationDataset": {"train"}, "VisionArenaDataset": {"train"}, "BFCLDataset": {}}
 	for _, c := range hfClasses {
 		if got := [2]string{c.DefaultSplit, c.DefaultSubset}; got != splits[c.Name] {
 			t.Errorf("%s: default split and subset %q, want %q", c.Name, got, splits[c.Name])
@@ -409,6 +411,9 @@ func FuzzHFClassRows(f *testing.F) {
 		}
 		n = n%8 - 1
 		for _, c := range hfClasses {
+			if c.Load != nil {
+				continue // BFCL reads its own files (TestBFCLGolden)
+			}
 			reqs, err := hfCollect(c, rowSeq([]hfRow{r, r}), &HFSpec{BlazeditMaxDistance: 1}, Env{Tokenizer: wsTokenizer{}, NumPrompts: n})
 			if err != nil {
 				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "row ") && !strings.Contains(msg, "nothing to oversample") {

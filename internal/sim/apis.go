@@ -92,6 +92,9 @@ func (s *Server) apiPrompts(req *genRequest, a api) ([][]int, *apiError) {
 		}
 		text = sys + "\n" + text
 	}
+	if len(req.Tools) > 0 && string(req.Tools) != "null" {
+		text += "\n" + string(req.Tools)
+	}
 	return [][]int{s.withMedia(req, s.tok.Encode(text), media)}, nil
 }
 

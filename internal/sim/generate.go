@@ -25,6 +25,9 @@ type genRequest struct {
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	MaxOutputTokens     *int            `json:"max_output_tokens"` // Responses
+	// Tools are a chat request's tool definitions, which a chat template
+	// renders into the prompt: their JSON's tokens count as prompt tokens.
+	Tools json.RawMessage `json:"tools"`
 
 	mediaUnits    int  // the media units of its content parts (see mediaCost)
 	MinTokens     *int `json:"min_tokens"`

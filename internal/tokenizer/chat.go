@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/ardanlabs/jinja"
+
+	"github.com/vbench/vbench/internal/py"
 )
 
 // Chat templates are rendered with github.com/ardanlabs/jinja, a pure-Go
@@ -113,7 +115,11 @@ func (ct *chatTemplate) apply(messages []Message, addGenerationPrompt bool, kwar
 	}
 	data["messages"] = msgs
 	data["add_generation_prompt"] = addGenerationPrompt
-	out, err := ct.tmpl.Render(data)
+	vals := make(map[string]jinja.Value, len(data))
+	for k, v := range data {
+		vals[k] = toJinja(v)
+	}
+	out, err := ct.tmpl.RenderValues(vals)
 	if err != nil {
 		return "", fmt.Errorf("rendering the chat template of tokenizer %s: %w", ct.name, err)
 	}
@@ -146,3 +152,26 @@ var (
 	_ ChatTemplater = (*HF)(nil)
 	_ ChatTemplater = (*Tiktoken)(nil)
 )
+
+// toJinja converts a template variable to the engine's value: an ordered
+// JSON object (*py.Object, as py.Loads reads one) keeps its key order, so
+// that a template's tojson writes the keys as Python's json.dumps would;
+// anything else converts as jinja.FromGoValue converts it.
+func toJinja(v any) jinja.Value {
+	switch x := v.(type) {
+	case *py.Object:
+		d := jinja.NewDict()
+		dict := d.AsDict()
+		for k, e := range x.All() {
+			dict.Set(k, toJinja(e))
+		}
+		return d
+	case []any:
+		items := make([]jinja.Value, len(x))
+		for i, e := range x {
+			items[i] = toJinja(e)
+		}
+		return jinja.NewList(items)
+	}
+	return jinja.FromGoValue(v)
+}
