@@ -3,6 +3,7 @@ package argv
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -346,7 +347,7 @@ var argvDatasets = []*argvDataset{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				Subset:      n.hfSubset, Split: n.hfSplit, Name: n.hfName, NoStream: n.noStream,
 				SkipChatTemplate: n.skipChatTemplate, EnableMultimodalChat: n.multimodalChat,
-				ASRMaxAudioLenSec: scenario.Inf, BFCLCategories: n.bfclCategories,
+				ASRMaxAudioLenSec: scenario.Float(n.asrMaxAudioLenSec), ASRMinAudioLenSec: n.asrMinAudioLenSec, BFCLCategories: n.bfclCategories,
 			}
 			setBlazedit(n, d)
 			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
@@ -365,6 +366,12 @@ var argvDatasets = []*argvDataset{
 			"--enable-multimodal-chat": func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).EnableMultimodalChat) },
 			"--blazedit-min-distance":  blazeditValues["--blazedit-min-distance"],
 			"--blazedit-max-distance":  blazeditValues["--blazedit-max-distance"],
+			"--asr-max-audio-len-sec": func(d scenario.Dataset) []string {
+				return nonDefaultFloat(float64(as[dataset.HFSpec](d).ASRMaxAudioLenSec), math.Inf(1))
+			},
+			"--asr-min-audio-len-sec": func(d scenario.Dataset) []string {
+				return nonDefaultFloat(as[dataset.HFSpec](d).ASRMinAudioLenSec, 0)
+			},
 			"--bfcl-categories": func(d scenario.Dataset) []string {
 				if c := as[dataset.HFSpec](d).BFCLCategories; c != nil {
 					return []string{strings.Join(c, ",")}

@@ -92,6 +92,7 @@ type namespace struct {
 
 	// The hf blazedit dataset's flags.
 	blazeditMinDistance, blazeditMaxDistance float64
+	asrMinAudioLenSec, asrMaxAudioLenSec     float64
 
 	// The hf dataset's flags.
 	hfSubset, hfSplit, hfName string
@@ -155,7 +156,7 @@ func newNamespace() *namespace {
 			{Height: 720, Width: 1280, Frames: 16, Prob: 0}},
 		customOutputLen: 256, sonnetInputLen: 550, sonnetOutputLen: 150, sonnetPrefixLen: 200, specBenchOutputLen: 256,
 		speedBenchSubset: "qualitative", speedBenchOutputLen: 4096,
-		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128, blazeditMaxDistance: 1,
+		prefixRepPrefixLen: 256, prefixRepSuffixLen: 256, prefixRepNumPrefixes: 10, prefixRepOutputLen: 128, blazeditMaxDistance: 1, asrMaxAudioLenSec: math.Inf(1),
 		traceChunkHashSize: 16, traceSecMultiplier: 1, traceLabelTimestamp: "timestamp", traceLabelInput: "input_length",
 		traceLabelOutput: "output_length", traceLabelIDs: "hash_ids",
 		numPrompts: 1000, requestRate: math.Inf(1), burstiness: 1,
@@ -330,6 +331,12 @@ var flags = []*flagDef{
 		help: "hf blazedit: keep the rows whose normalized edit distance is at most this (0 to 1)",
 		set:  setFloat(func(n *namespace) *float64 { return &n.blazeditMaxDistance })},
 
+	{name: "--asr-max-audio-len-sec", arity: arityOne, metavar: "FLOAT", def: "inf", paths: []string{"dataset.hf.asr_max_audio_len_sec"},
+		help: "hf ASR datasets: drop the clips longer than this many seconds",
+		set:  setFloat(func(n *namespace) *float64 { return &n.asrMaxAudioLenSec })},
+	{name: "--asr-min-audio-len-sec", arity: arityOne, metavar: "FLOAT", def: "0.0", paths: []string{"dataset.hf.asr_min_audio_len_sec"},
+		help: "hf ASR datasets: drop the clips shorter than this many seconds",
+		set:  setFloat(func(n *namespace) *float64 { return &n.asrMinAudioLenSec })},
 	{name: "--bfcl-categories", arity: arityOne, metavar: "STR", def: "None", paths: []string{"dataset.hf.bfcl_categories"},
 		help: "hf BFCL: comma-separated categories, each the file BFCL_v3_<category>.json (default: simple,live_simple,multiple)",
 		set:  func(n *namespace, v []string) error { n.bfclCategories = strings.Split(v[0], ","); return nil }},

@@ -176,6 +176,8 @@ var flagRows = []struct {
 	{"--no-self-timed", []string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--no-self-timed"}, "dataset.timed_trace.self_timed", `false`},
 	{"--blazedit-min-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-min-distance", "0.25"}, "dataset.hf.blazedit_min_distance", `0.25`},
 	{"--blazedit-max-distance", []string{"--dataset-name", "hf", "--dataset-path", "vdaita/edit_5k_char", "--blazedit-max-distance", "0.5"}, "dataset.hf.blazedit_max_distance", `0.5`},
+	{"--asr-max-audio-len-sec", []string{"--dataset-name", "hf", "--dataset-path", "openslr/librispeech_asr", "--backend", "openai-audio", "--endpoint", "/v1/audio/transcriptions", "--asr-max-audio-len-sec", "30"}, "dataset.hf.asr_max_audio_len_sec", `30`},
+	{"--asr-min-audio-len-sec", []string{"--dataset-name", "hf", "--dataset-path", "openslr/librispeech_asr", "--backend", "openai-audio", "--endpoint", "/v1/audio/transcriptions", "--asr-min-audio-len-sec", "0.5"}, "dataset.hf.asr_min_audio_len_sec", `0.5`},
 	{"--bfcl-categories", []string{"--dataset-name", "hf", "--dataset-path", "gorilla-llm/Berkeley-Function-Calling-Leaderboard", "--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--bfcl-categories", "simple, multiple"}, "dataset.hf.bfcl_categories", `["simple"," multiple"]`},
 	{"--dataset-path", []string{"--dataset-name", "hf", "--dataset-path", "org/data"}, "dataset.hf.path", `"org/data"`},
 	{"--no-oversample", []string{"--dataset-name", "hf", "--dataset-path", "org/data", "--no-oversample"}, "dataset.hf.no_oversample", `true`},

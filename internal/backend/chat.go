@@ -24,6 +24,9 @@ func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	if r.PromptTokens != nil {
 		return nil, errTokenPrompt
 	}
+	if r.Audio != nil {
+		return nil, errAudioClip
+	}
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	if len(r.Messages) > 0 {

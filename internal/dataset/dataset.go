@@ -12,7 +12,7 @@
 //     section of a scenario), its Source, and an init function that calls
 //     Register with the kind's properties: Spec, and as needed IgnoreEOS,
 //     Align, NeedsTokenizer, AllPrompts (num_prompts 0 means every row),
-//     Backends, Check (rules the schema cannot state), Unimplemented, Count
+//     Backends, Check (rules the schema cannot state), Count
 //     when it can make its requests as a run pulls them, Feedback when later
 //     requests carry earlier answers, Memory for the pre-run memory check;
 //     plus its tests, and its fields' evidence in fields_test.go;

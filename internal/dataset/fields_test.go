@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +93,8 @@ var implemented = map[string]string{
 	"dataset.hf.subset":                         "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
 	"dataset.hf.split":                          "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
 	"dataset.hf.bfcl_categories":                "BFCL_v3_<category>.json files, stripped, defaults when empty; dataset/hf_bfcl_test.go (TestBFCLGolden, TestBFCLErrors), testdata/script/bfcl_sim.txtar",
+	"dataset.hf.asr_min_audio_len_sec":          "drops shorter clips; dataset/hfclasses_test.go (TestHFClassesGolden ASRDataset), testdata/script/audio_sim.txtar",
+	"dataset.hf.asr_max_audio_len_sec":          "drops longer clips, 0 or inf none; dataset/hfclasses_test.go (TestHFClassesGolden ASRDataset), testdata/script/audio_sim.txtar",
 	"dataset.hf.name":                           "the dataset id that picks vLLM's class for a local copy; dataset/hfauto_test.go (TestHFClass)",
 	"dataset.hf.output_len":                     "fixed output length; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
 	"dataset.hf.no_stream":                      "the non-streaming shuffle; dataset/hf_test.go (TestHFShuffleMatchesDatasets), testdata/script/dataset_hf.txtar",
@@ -117,21 +118,13 @@ var implemented = map[string]string{
 }
 
 // Every leaf field of the schema's dataset kinds is accounted for:
-// implemented (listed above, with its evidence), refused at load (its
-// kind's Unimplemented, which TestUnimplementedRefused checks), or under a
-// kind the schema knows and no file here implements, which Check refuses as
-// a whole. A new field fails this test until it is classified.
+// implemented (listed above, with its evidence), or under a kind the
+// schema knows and no file here implements, which Check refuses as a
+// whole. A new field fails this test until it is implemented.
 func TestDatasetFieldsAccounted(t *testing.T) {
 	leaves, err := scenario.SchemaFields()
 	if err != nil {
 		t.Fatal(err)
-	}
-	refused := map[string]bool{}
-	for _, u := range scenario.UnimplementedFields() {
-		refused[u.Path] = true
-		if _, ok := implemented[u.Path]; ok {
-			t.Errorf("%s is both implemented and refused", u.Path)
-		}
 	}
 	var seen int
 	for _, path := range leaves {
@@ -147,17 +140,12 @@ func TestDatasetFieldsAccounted(t *testing.T) {
 			}
 			continue
 		}
-		if implemented[path] == "" && !refused[path] {
-			t.Errorf("schema field %s is neither implemented (the implemented list, with a test) nor refused (its kind's Unimplemented)", path)
+		if implemented[path] == "" {
+			t.Errorf("schema field %s is not implemented (the implemented list, with a test)", path)
 		}
 	}
 	if seen < 40 {
 		t.Fatalf("found only %d dataset fields: the walk is broken", seen)
-	}
-	for path := range refused {
-		if !slices.Contains(leaves, path) {
-			t.Errorf("a kind's Unimplemented lists %s, which is not a schema field", path)
-		}
 	}
 }
 
@@ -169,42 +157,4 @@ func TestImplementedEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	evidence.Check(t, implemented, leaves)
-}
-
-// Each unimplemented field is refused at its file:line:col with its reason
-// when set to something else than its default, and accepted at its default.
-func TestUnimplementedRefused(t *testing.T) {
-	values := map[string][2]string{ // path: {a non-default value, the default}
-		"dataset.hf.asr_max_audio_len_sec": {`30`, `"inf"`},
-		"dataset.hf.asr_min_audio_len_sec": {`1`, `0`},
-		"dataset.hf.bfcl_categories":       {`["simple"]`, ""},
-	}
-	// rest completes a scenario that sets the field (an hf dataset needs
-	// its path).
-	rest := func(path string) string {
-		if strings.HasPrefix(path, "dataset.hf.") {
-			return "dataset: hf: path: \"org/data\"\n"
-		}
-		return ""
-	}
-	for _, u := range scenario.UnimplementedFields() {
-		v, ok := values[u.Path]
-		if !ok {
-			t.Errorf("%s: no test value", u.Path)
-			continue
-		}
-		field := strings.ReplaceAll(u.Path, ".", ": ")
-		src := "name: \"x\"\n" + field + ": " + v[0] + "\n" + rest(u.Path)
-		_, err := scenario.LoadBytes("x.cue", []byte(src), scenario.Options{Dir: "."})
-		want := "x.cue:2:" // the field's line, with a column
-		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), u.Path+": not supported yet: "+u.Reason) {
-			t.Errorf("%s: %s: err = %v, want %s...%s: not supported yet: %s", u.Path, v[0], err, want, u.Path, u.Reason)
-		}
-		if v[1] != "" {
-			src := field + ": " + v[1] + "\n" + rest(u.Path)
-			if _, err := scenario.LoadBytes("x.cue", []byte(src), scenario.Options{}); err != nil {
-				t.Errorf("%s at its default %s: %v", u.Path, v[1], err)
-			}
-		}
-	}
 }

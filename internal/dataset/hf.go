@@ -52,10 +52,6 @@ type HFSpec struct {
 
 func init() {
 	Register(Kind{Name: "hf", Spec: newSpec[HFSpec](), New: newHFSource, NeedsTokenizer: true,
-		Unimplemented: []scenario.Unimplemented{
-			{Path: "dataset.hf.asr_max_audio_len_sec", Flag: "--asr-max-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
-			{Path: "dataset.hf.asr_min_audio_len_sec", Flag: "--asr-min-audio-len-sec", Reason: "the hf ASR datasets come with the audio (transcription) backends, not implemented yet"},
-		},
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			// Rows are read as they are sampled, keeping a tenth of the
 			// files' size; each sampled request holds its prompt until
@@ -109,18 +105,6 @@ func hfClassOf(spec *HFSpec) *hfClass {
 	return hfClassLookup(spec.Path)
 }
 
-// hfRefused is the refusal of a dataset that one of vLLM's classes vbench
-// does not implement yet serves, by --hf-name or --dataset-path, as
-// hfClassOf looks the class up; nil for any other dataset.
-func hfRefused(spec *HFSpec) error {
-	if spec.Name != "" {
-		if err := hfRefusedError(spec.Name); err != nil {
-			return err
-		}
-	}
-	return hfRefusedError(spec.Path)
-}
-
 // Requests loads the split as vLLM's HuggingFaceDataset.load_data does
 // (load_dataset, then shuffle(seed) unless disable_shuffle) and hands the
 // rows to the class that serves the dataset id, as vLLM's get_samples
@@ -131,12 +115,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 		spec := s.spec
 		id := hfID(&spec)
 		class := hfClassOf(&spec)
-		if class == nil {
-			if err := hfRefused(&spec); err != nil {
-				yield(Request{}, err)
-				return
-			}
-		} else if spec.Subset == "" {
+		if class != nil && spec.Subset == "" {
 			spec.Subset = class.DefaultSubset
 		}
 		split := spec.Split
@@ -196,7 +175,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 				}
 			}
 		}
-		for r, err := range class.Sample(ctx, plain, &spec, env) {
+		for r, err := range class.Sample(ctx, plain, repo, &spec, env) {
 			switch {
 			case err == nil, readErr != nil && errors.Is(err, readErr), ctx.Err() != nil && errors.Is(err, ctx.Err()):
 			default:

@@ -89,24 +89,3 @@ func TestHFShuffleMatchesDatasets(t *testing.T) {
 		}
 	}
 }
-
-// The ids of vLLM's classes that vbench does not implement yet are refused
-// before anything is read, by --dataset-path or --hf-name, rather than
-// auto-detected.
-func TestHFRefusesUnimplementedClasses(t *testing.T) {
-	t.Setenv("HF_HUB_OFFLINE", "1") // never the network, even when the refusal is missing
-	t.Setenv("HF_HOME", t.TempDir())
-	for _, spec := range []HFSpec{
-		{FileOptions: FileOptions{Path: "Lin-Chen/MMStar"}},
-		{FileOptions: FileOptions{Path: t.TempDir()}, Name: "openslr/librispeech_asr"},
-	} {
-		var got error
-		for _, err := range (hfSource{spec: spec}).Requests(context.Background(), Env{Tokenizer: wsTokenizer{}, NumPrompts: 1}) {
-			got = err
-			break
-		}
-		if got == nil || !strings.Contains(got.Error(), "not implemented yet") {
-			t.Errorf("%s (name %q): error %v, want a refusal", spec.Path, spec.Name, got)
-		}
-	}
-}

@@ -236,7 +236,7 @@ func TestHFClass(t *testing.T) {
 	})
 	var gotSpec *HFSpec
 	class := &hfClass{Name: "ToyDataset", IDs: []string{"org/toy"}, DefaultSplit: "test",
-		Sample: func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error] {
+		Sample: func(ctx context.Context, rows iter.Seq2[hfRow, error], _ hfRepo, spec *HFSpec, env Env) iter.Seq2[Request, error] {
 			gotSpec = spec
 			return func(yield func(Request, error) bool) {
 				n := 0

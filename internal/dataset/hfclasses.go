@@ -30,7 +30,7 @@ type hfClass struct {
 	// request ids and oversampling. Oversampling reseeds and draws from
 	// Env.PyGlobal, as vLLM's from Python's global random (so the hf kind
 	// needs no Kind.PythonRandom).
-	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error]
+	Sample func(ctx context.Context, rows iter.Seq2[hfRow, error], repo hfRepo, spec *HFSpec, env Env) iter.Seq2[Request, error]
 	// Load, when not nil, replaces the split's loading and Sample: the
 	// class reads the files it wants from the repository (BFCL's
 	// per-category files).
@@ -62,41 +62,20 @@ var hfClasses = []*hfClass{
 		Sample: hfSampler(hfRules{filters: true, template: templateNever}, conversationRow)},
 	{Name: "VisionArenaDataset", IDs: []string{"lmarena-ai/VisionArena-Chat", "lmarena-ai/vision-arena-bench-v0.1"}, DefaultSplit: "train",
 		Sample: hfSampler(hfRules{outputLen: 128, rowIDs: true, template: templateNever}, visionArenaRow)},
+	{Name: "MMVUDataset", IDs: []string{"yale-nlp/MMVU"}, DefaultSplit: "validation",
+		Sample: hfSampler(hfRules{outputLen: 128, rowIDs: true, template: templateNever}, mmvuRow)},
+	{Name: "MMStarDataset", IDs: []string{"Lin-Chen/MMStar"}, DefaultSplit: "val",
+		Sample: hfSampler(hfRules{outputLen: 128, rowIDs: true, template: templateNever}, mmStarRow)},
+	{Name: "ASRDataset", IDs: asrIDs, DefaultSplit: "train", Sample: asrSample},
 	{Name: "BFCLDataset", IDs: []string{"gorilla-llm/Berkeley-Function-Calling-Leaderboard"}, Load: loadBFCL},
 }
 
-// hfClassFor returns the class serving dataset id (the Hub id: spec.Name if set, else spec.Path), or nil.
-// hfRefusedError says when vbench refuses an id no class serves.
+// hfClassFor returns the class serving dataset id (the Hub id: spec.Name
+// if set, else spec.Path), or nil.
 func hfClassFor(id string) *hfClass {
 	for _, c := range hfClasses {
 		if slices.Contains(c.IDs, id) {
 			return c
-		}
-	}
-	return nil
-}
-
-// hfRefusedIDs are the ids of vLLM's hf classes that vbench does not implement
-// yet, with their class and family.
-var hfRefusedIDs = []struct {
-	class, family string
-	ids           []string
-}{
-	{"MMVUDataset", "multimodal datasets", []string{"yale-nlp/MMVU"}},
-	{"MMStarDataset", "multimodal datasets", []string{"Lin-Chen/MMStar"}},
-	{"ASRDataset", "speech (ASR) datasets", []string{"openslr/librispeech_asr", "facebook/voxpopuli", "LIUM/tedlium", "edinburghcstr/ami",
-		"speechcolab/gigaspeech", "kensho/spgispeech", "ArtificialAnalysis/Earnings22-Cleaned-AA", "D4nt3/esb-datasets-earnings22-validation-tiny-filtered"}},
-}
-
-// hfRefusedError is the error for a dataset id that one of vLLM's hf
-// classes vbench does not implement yet serves (multimodal, speech,
-// tool calling), nil for any other id: those are sampled by their own
-// class or, as vLLM's Rust client samples an unknown dataset, by column
-// auto-detection.
-func hfRefusedError(id string) error {
-	for _, r := range hfRefusedIDs {
-		if slices.Contains(r.ids, id) {
-			return fmt.Errorf("hf dataset %s belongs to vLLM's %s (%s), not implemented yet", id, r.family, r.class)
 		}
 	}
 	return nil
@@ -140,6 +119,10 @@ const (
 
 // hfSampling is what a row mapping may read.
 type hfSampling struct {
+	ctx context.Context
+	// repo is the dataset's repository, for a class that reads files its
+	// rows name (MMVU's videos); nil when the rows come from elsewhere.
+	repo hfRepo
 	tok  tokenizer.Tokenizer
 	spec *HFSpec
 	// outputLen is --hf-output-len, or the class's default when fixed is
@@ -159,13 +142,13 @@ type hfRowFunc func(row hfRow, s *hfSampling) (r Request, keep bool, err error)
 // loop), then oversampled unless --no-oversample. Rows are pulled lazily,
 // so a streamed dataset is read no further than needed; the requests are
 // yielded once all are made, as oversampling needs them all.
-func hfSampler(rules hfRules, rowFn hfRowFunc) func(context.Context, iter.Seq2[hfRow, error], *HFSpec, Env) iter.Seq2[Request, error] {
-	return func(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) iter.Seq2[Request, error] {
-		return eager(func() ([]Request, error) { return hfSample(ctx, rows, spec, env, rules, rowFn) })
+func hfSampler(rules hfRules, rowFn hfRowFunc) func(context.Context, iter.Seq2[hfRow, error], hfRepo, *HFSpec, Env) iter.Seq2[Request, error] {
+	return func(ctx context.Context, rows iter.Seq2[hfRow, error], repo hfRepo, spec *HFSpec, env Env) iter.Seq2[Request, error] {
+		return eager(func() ([]Request, error) { return hfSample(ctx, rows, repo, spec, env, rules, rowFn) })
 	}
 }
 
-func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env, rules hfRules, rowFn hfRowFunc) ([]Request, error) {
+func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], repo hfRepo, spec *HFSpec, env Env, rules hfRules, rowFn hfRowFunc) ([]Request, error) {
 	if env.Tokenizer == nil {
 		return nil, errors.New("the hf datasets need a client tokenizer: unset tokenizer.skip_init")
 	}
@@ -173,7 +156,7 @@ func hfSample(ctx context.Context, rows iter.Seq2[hfRow, error], spec *HFSpec, e
 	if logw == nil {
 		logw = io.Discard
 	}
-	s := hfSampling{tok: env.Tokenizer, spec: spec, outputLen: rules.outputLen}
+	s := hfSampling{ctx: ctx, repo: repo, tok: env.Tokenizer, spec: spec, outputLen: rules.outputLen}
 	if spec.OutputLen != nil && !rules.ignoresOutputLen {
 		if *spec.OutputLen <= 0 {
 			return nil, fmt.Errorf("dataset.hf.output_len (--hf-output-len) is %d: it must be positive", *spec.OutputLen)

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -18,7 +17,9 @@ import (
 	"testing"
 
 	"github.com/vbench/vbench/internal/numpy"
+	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
+	"github.com/vbench/vbench/internal/wav"
 )
 
 // hfClassesGolden is testdata/hf_classes_golden.json, written by
@@ -38,6 +39,8 @@ type hfClassesGolden struct {
 			MMChat       bool     `json:"mm_chat"`
 			MinDistance  *float64 `json:"min_distance"`
 			MaxDistance  *float64 `json:"max_distance"`
+			ASRMin       float64  `json:"asr_min_audio_len_sec"`
+			ASRMax       *float64 `json:"asr_max_audio_len_sec"`
 			Error        string
 			Requests     []struct {
 				vllmRequest
@@ -46,15 +49,30 @@ type hfClassesGolden struct {
 					Content []struct {
 						Text, Type string
 						ImageURL   struct{ URL string } `json:"image_url"`
+						VideoURL   struct{ URL string } `json:"video_url"`
 					}
 				}
-				// Images are the multi_modal_data of a request whose prompt
-				// is sent as text: chat appends them after the text part.
-				Images []string
+				// Images (or Videos) are the multi_modal_data of a request
+				// whose prompt is sent as text: chat appends them after the
+				// text part.
+				Images, Videos []string
+				// AudioSeconds is an ASR request's clip duration.
+				AudioSeconds *float64 `json:"audio_seconds"`
 			}
 		}
 	}
 }
+
+// snapshotRepo is a repository whose files are under a local root, as
+// MMVU's snapshot stands in gen_hf_classes.py.
+type snapshotRepo string
+
+func (r snapshotRepo) Files() []string { return nil }
+func (r snapshotRepo) Local(_ context.Context, name string) (string, error) {
+	return string(r) + "/" + name, nil
+}
+func (r snapshotRepo) String() string             { return string(r) }
+func (r snapshotRepo) Display(name string) string { return string(r) + "/" + name }
 
 // rowSeq yields rows as the loader does.
 func rowSeq(rows []hfRow) iter.Seq2[hfRow, error] {
@@ -70,7 +88,7 @@ func rowSeq(rows []hfRow) iter.Seq2[hfRow, error] {
 // hfCollect runs a class's Sample to the end.
 func hfCollect(c *hfClass, rows iter.Seq2[hfRow, error], spec *HFSpec, env Env) ([]Request, error) {
 	var reqs []Request
-	for r, err := range c.Sample(context.Background(), rows, spec, env) {
+	for r, err := range c.Sample(context.Background(), rows, snapshotRepo("/hf/snapshot"), spec, env) {
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +133,10 @@ func TestHFClassesGolden(t *testing.T) {
 				if gc.MaxDistance != nil {
 					spec.BlazeditMaxDistance = *gc.MaxDistance
 				}
+				spec.ASRMinAudioLenSec, spec.ASRMaxAudioLenSec = gc.ASRMin, scenario.Inf
+				if gc.ASRMax != nil {
+					spec.ASRMaxAudioLenSec = scenario.Float(*gc.ASRMax)
+				}
 				var counts Counts
 				env := Env{Tokenizer: wsTokenizer{}, Seed: gc.Seed, NumPrompts: gc.N, IDPrefix: gc.Prefix, Counts: &counts}
 				reqs, err := hfCollect(c, rowSeq(g.Rows), spec, env)
@@ -137,22 +159,37 @@ func TestHFClassesGolden(t *testing.T) {
 					if i >= len(reqs) {
 						break
 					}
+					if w.AudioSeconds != nil {
+						a := reqs[i].Audio
+						if a == nil || a.Seconds != *w.AudioSeconds {
+							t.Fatalf("request %d: audio %+v, want a clip of %g s", i, a, *w.AudioSeconds)
+						}
+						if d, err := wav.Decode(a.WAV); err != nil || d.Seconds() != a.Seconds {
+							t.Errorf("request %d: the clip's WAV: %v", i, err)
+						}
+					}
 					// vLLM's chat content: the text part, then the media.
 					var parts []Part
 					transformed := w.Messages != nil
 					switch {
 					case transformed:
 						for _, c := range w.Messages[0].Content {
-							if c.Type == "text" {
+							switch c.Type {
+							case "text":
 								parts = append(parts, Part{Type: PartText, Text: c.Text})
-							} else {
+							case "video_url":
+								parts = append(parts, Part{Type: PartVideo, URL: c.VideoURL.URL})
+							default:
 								parts = append(parts, Part{Type: PartImage, URL: c.ImageURL.URL})
 							}
 						}
-					case w.Images != nil:
+					case w.Images != nil || w.Videos != nil:
 						parts = []Part{{Type: PartText, Text: w.Prompt}}
 						for _, u := range w.Images {
 							parts = append(parts, Part{Type: PartImage, URL: u})
+						}
+						for _, u := range w.Videos {
+							parts = append(parts, Part{Type: PartVideo, URL: u})
 						}
 					default:
 						if reqs[i].Messages != nil {
@@ -165,7 +202,7 @@ func TestHFClassesGolden(t *testing.T) {
 						t.Errorf("request %d messages %+v, want %+v (transformed %v)", i, m, parts, transformed)
 					}
 				}
-				filters := slices.Contains([]string{"ConversationDataset", "AIMODataset", "BlazeditDataset", "MLPerfDataset", "MultiModalConversationDataset"}, c.Name)
+				filters := slices.Contains([]string{"ConversationDataset", "AIMODataset", "BlazeditDataset", "MLPerfDataset", "MultiModalConversationDataset", "ASRDataset"}, c.Name)
 				if counts.Filtered != filters {
 					t.Errorf("Counts.Filtered = %v, want %v", counts.Filtered, filters)
 				}
@@ -313,24 +350,17 @@ func TestHFClassFor(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 17 {
-		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones, 3 multimodal ones and BFCL's", len(seen))
+	if len(seen) != 27 {
+		t.Errorf("%d dataset ids, want vLLM's 13 text-only ones, 5 multimodal ones, 8 speech ones and BFCL's", len(seen))
 	}
-	for _, tt := range []struct{ id, want string }{
-		{"Lin-Chen/MMStar", "hf dataset Lin-Chen/MMStar belongs to vLLM's multimodal datasets (MMStarDataset), not implemented yet"},
-		{"openslr/librispeech_asr", "hf dataset openslr/librispeech_asr belongs to vLLM's speech (ASR) datasets (ASRDataset), not implemented yet"},
-		{"openai/GSM8K", ""}, // no class: auto-detected (ids are case-sensitive, as in vLLM)
-	} {
-		if hfClassFor(tt.id) != nil {
-			t.Errorf("hfClassFor(%q) is not nil", tt.id)
-		}
-		if err := hfRefusedError(tt.id); fmt.Sprint(err) != tt.want && !(err == nil && tt.want == "") {
-			t.Errorf("hfRefusedError(%q) = %v, want %q", tt.id, err, tt.want)
-		}
+	// No class: auto-detected (ids are case-sensitive, as in vLLM).
+	if hfClassFor("openai/GSM8K") != nil {
+		t.Error(`hfClassFor("openai/GSM8K") is not nil`)
 	}
 	splits := map[string][2]string{"InstructCoderDataset": {"train"}, "MTBenchDataset": {"train"}, "HumanEvalDataset": {"test"},
 		"GSM8KDataset": {"test", "main"}, "ConversationDataset": {"train"}, "AIMODataset": {"train"}, "NextEditPredictionDataset": {"train"},
-		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}, "MultiModalConversationDataset": {"train"}, "VisionArenaDataset": {"train"}, "BFCLDataset": {}}
+		"BlazeditDataset": {"train"}, "MLPerfDataset": {"train"}, "MultiModalConversationDataset": {"train"}, "VisionArenaDataset": {"train"}, "BFCLDataset": {}, "ASRDataset": {"train"},
+		"MMVUDataset": {"validation"}, "MMStarDataset": {"val"}}
 	for _, c := range hfClasses {
 		if got := [2]string{c.DefaultSplit, c.DefaultSubset}; got != splits[c.Name] {
 			t.Errorf("%s: default split and subset %q, want %q", c.Name, got, splits[c.Name])

@@ -159,7 +159,8 @@ func eachMember(b []byte, fn func(k string, v json.RawMessage) error) error {
 func init() {
 	Register(Kind{Name: "random_mm", Spec: newSpec[RandomMMSpec](), New: newRandomMMSource,
 		IgnoreEOS: IgnoreEOSOnOpenAI, NeedsTokenizer: true, Check: checkRandomMM,
-		Backends: MediaBackends,
+		// vLLM refuses random-mm on any backend but openai-chat.
+		Backends: func() []string { return []string{"openai-chat"} },
 		Count:    func(_ scenario.Dataset, n int) int { return n },
 		Memory: func(spec scenario.Dataset, _ int) MemoryEstimate {
 			r := spec.Spec.(*RandomMMSpec)

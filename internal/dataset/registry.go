@@ -139,11 +139,6 @@ type Kind struct {
 	// its field (scenario.NewProblem("dataset", Name, field)): vet reports
 	// them with their file:line:col.
 	Check func(spec any) []scenario.Problem
-	// Unimplemented are the fields of the kind's section that vbench does
-	// not implement yet: the scenario refuses them at load when set to
-	// anything but their default, and vbench serve refuses their flags
-	// with the same reason (argv's unsupported.txt).
-	Unimplemented []scenario.Unimplemented
 	// IgnoreEOS says when the kind forces ignore_eos on.
 	IgnoreEOS IgnoreEOS
 	// Align re-aligns the generated prompts with the server's tokenizer
@@ -222,8 +217,7 @@ func Register(k Kind) {
 // scenarioKind is what the scenario needs of k to decode and validate its
 // section.
 func (k Kind) scenarioKind() scenario.DatasetKind {
-	return scenario.DatasetKind{Name: k.Name, NewSpec: k.Spec, AllPrompts: k.AllPrompts, Backends: k.Backends, Check: k.Check,
-		Unimplemented: k.Unimplemented}
+	return scenario.DatasetKind{Name: k.Name, NewSpec: k.Spec, AllPrompts: k.AllPrompts, Backends: k.Backends, Check: k.Check}
 }
 
 // RegisterForTest registers k in place of any kind of the same name and

@@ -47,10 +47,6 @@ type DatasetKind struct {
 	// cannot see (a value that always fails the run), each naming its
 	// field (NewProblem with the full path, e.g. "dataset", name, field).
 	Check func(spec any) []Problem
-	// Unimplemented are the fields of the kind's section vbench does not
-	// implement yet, refused at load when set to anything but their
-	// default; each Path is the full field path ("dataset.<name>.<field>").
-	Unimplemented []Unimplemented
 }
 
 var datasetKinds = struct {

@@ -340,9 +340,6 @@ func (l *locator) resolve(cs *compiledSchema, files []*ast.File, overrides []ove
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return nil, newError(err, l.problems(err, cs)...)
 	}
-	if problems := refuseUnimplemented(v, cs); len(problems) > 0 {
-		return nil, newError(nil, l.placeAll(problems, cs)...)
-	}
 	data, err := v.MarshalJSON()
 	if err != nil {
 		return nil, newError(err, l.problems(err, cs)...)

@@ -8,8 +8,10 @@ vLLM's Python client cannot run here (no vllm, no datasets library, no
 Hugging Face tokenizers), so this script re-states the sample() of vLLM's
 InstructCoderDataset, MTBenchDataset, HumanEvalDataset, GSM8KDataset,
 ConversationDataset, AIMODataset, NextEditPredictionDataset,
-BlazeditDataset, MLPerfDataset, MultiModalConversationDataset and
-VisionArenaDataset (with image path strings), with is_valid_sequence and
+BlazeditDataset, MLPerfDataset, MultiModalConversationDataset,
+VisionArenaDataset and MMStarDataset (with image path strings),
+MMVUDataset (with video URL strings) and ASRDataset (with decoded audio
+arrays), with is_valid_sequence and
 BenchmarkDataset.maybe_oversample_requests
 (vllm/benchmarks/datasets/datasets.py at 003cf0297cf6), step for step,
 with CPython's own random module and a tokenizer whose counts are trivial:
@@ -52,6 +54,7 @@ class Req:
     expected_output_len: int
     request_id: str
     mm: object = None
+    audio_seconds: float = None
 
 
 def is_valid_sequence(prompt_len, output_len, min_len=4, max_prompt_len=1024, max_total_len=2048,
@@ -184,6 +187,76 @@ def vision_arena(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
         if mm_chat:
             prompt = [{"role": "user", "content": [{"text": prompt, "type": "text"}, mm]}]
         reqs.append(Req(prompt, prompt_len, output_len, prefix + str(i), mm))
+    return reqs
+
+
+MMVU_REMOTE = "https://huggingface.co/datasets/yale-nlp/MMVU/resolve/main"
+# The local snapshot root: the Go test's repository answers Local(name)
+# with this root joined to the name.
+MMVU_LOCAL = "/hf/snapshot"
+
+
+def process_video(s):
+    """process_video of a video path or URL string."""
+    url = s if s.startswith(("http://", "https://", "file://")) else "file://" + s
+    return {"type": "video_url", "video_url": {"url": url}}
+
+
+def mmvu(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
+    """MMVUDataset.sample (its __init__'s snapshot_download stands as
+    MMVU_LOCAL)."""
+    output_len = output_len if output_len is not None else 128
+    reqs = []
+    for i, item in enumerate(rows):
+        if len(reqs) >= n:
+            break
+        prompt = item["question"] + " " + (" ".join(f"{k}.{v}" for k, v in item["choices"].items()))
+        mm = process_video(item["video"].replace(MMVU_REMOTE, MMVU_LOCAL))
+        prompt_len = len(tok(prompt).input_ids)
+        if mm_chat:
+            prompt = [{"role": "user", "content": [{"text": prompt, "type": "text"}, mm]}]
+        reqs.append(Req(prompt, prompt_len, output_len, prefix + str(i), mm))
+    return reqs
+
+
+def mmstar(rows, tok, n, output_len=None, prefix="", mm_chat=False, **_):
+    """MMStarDataset.sample."""
+    output_len = output_len if output_len is not None else 128
+    reqs = []
+    for ind, item in enumerate(rows):
+        if len(reqs) >= n:
+            break
+        full_q = item.get("question", "")
+        question_text = full_q.split("Options:", 1)[0].strip()
+        mm = process_image(item["image"])
+        prompt_len = len(tok(question_text).input_ids)
+        if mm_chat:
+            prompt = [{"role": "user", "content": [{"text": question_text, "type": "text"}, mm]}]
+        else:
+            prompt = question_text
+        reqs.append(Req(prompt, prompt_len, output_len, prefix + str(ind), mm))
+    return reqs
+
+
+def asr(rows, tok, n, output_len=None, prefix="", **kwargs):
+    """ASRDataset.sample, with decoded audio arrays (WS has no name_or_path:
+    the empty prompt); duration = len(y) / sr (librosa.get_duration)."""
+    output_len = output_len if output_len is not None else 1024
+    prompt = ""
+    prompt_len = len(tok(prompt).input_ids)
+    reqs, ind = [], 0
+    lo = float(kwargs.get("asr_min_audio_len_sec") or 0.0)
+    hi = float(kwargs.get("asr_max_audio_len_sec") or float("inf"))
+    for item in rows:
+        if len(reqs) >= n:
+            break
+        audio = item["audio"]
+        y, sr = audio["array"], audio["sampling_rate"]
+        duration = len(y) / sr
+        if duration < lo or duration > hi:
+            continue
+        reqs.append(Req(prompt, prompt_len, output_len, prefix + str(ind), audio_seconds=duration))
+        ind += 1
     return reqs
 
 
@@ -359,6 +432,22 @@ ROWS = {
         {"conversation": [[{"role": "user", "content": words(4 + i) + "?"}, {"role": "assistant", "content": words(9)}]],
          "images": ["imgs/va%d.png" % i, "imgs/other.png"]} for i in range(6)
     ],
+    # Choices in key order, as MMVU has them (vbench sorts the keys).
+    "MMVUDataset": [
+        {"id": "mmvu_%d" % i, "question": words(3 + i) + "?",
+         "choices": {k: words(1 + (i + j) % 3) for j, k in enumerate("ABCD"[:2 + i % 3])},
+         "video": [MMVU_REMOTE + "/videos/Biology/%d.mp4" % i, "https://example.com/clip%d.mp4" % i, "local/v%d.mp4" % i][i % 3]}
+        for i in range(6)
+    ],
+    # Clips of 0.25 to 3 s at 200 Hz (silence: the samples do not matter).
+    "ASRDataset": [
+        {"audio": {"array": [0.0] * int(200 * d), "sampling_rate": 200}, "text": words(3)}
+        for d in (1.0, 0.25, 3.0, 0.5, 2.0, 1.5, 0.75)
+    ],
+    "MMStarDataset": [
+        {"index": i, "question": ("  " if i % 2 else "") + words(2 + i) + "?\nOptions: A: " + words(2) + ", B: " + words(1) +
+         ("\nOptions: again" if i == 3 else ""), "image": "imgs/star%d.png" % i, "answer": "A"} for i in range(5)
+    ] + [{"index": 5, "question": "No options here ", "image": "imgs/star5.png", "answer": "B"}],
 }
 
 SAMPLE = {
@@ -366,6 +455,7 @@ SAMPLE = {
     "GSM8KDataset": gsm8k, "ConversationDataset": conversation, "AIMODataset": aimo,
     "NextEditPredictionDataset": zeta, "BlazeditDataset": blazedit, "MLPerfDataset": mlperf,
     "MultiModalConversationDataset": mm_conversation, "VisionArenaDataset": vision_arena,
+    "MMVUDataset": mmvu, "MMStarDataset": mmstar, "ASRDataset": asr,
 }
 
 # Cases: n is num_prompts; seed the oversampling seed (--seed); output_len
@@ -400,6 +490,11 @@ CASES = {
     ],
     "MultiModalConversationDataset": COMMON + [dict(name="multimodal_chat", n=3, mm_chat=True)],
     "VisionArenaDataset": COMMON + [dict(name="multimodal_chat", n=2, mm_chat=True, prefix="va-")],
+    "MMVUDataset": COMMON + [dict(name="multimodal_chat", n=4, mm_chat=True)],
+    "MMStarDataset": COMMON + [dict(name="multimodal_chat", n=3, mm_chat=True, prefix="ms-")],
+    "ASRDataset": COMMON + [dict(name="min_max", n=3, asr_min_audio_len_sec=0.5, asr_max_audio_len_sec=2.0),
+                            dict(name="min_oversampled", n=6, seed=4, asr_min_audio_len_sec=1.0, prefix="a-"),
+                            dict(name="zero_max_is_none", n=7, asr_max_audio_len_sec=0)],
     "MLPerfDataset": COMMON + [dict(name="fixed_output_filtered_too", n=7, output_len=3),
                                dict(name="fixed_output_long", n=7, output_len=1500, seed=9)],
 }
@@ -407,12 +502,16 @@ CASES = {
 
 def dump(r):
     d = {"request_id": r.request_id, "prompt_len": r.prompt_len, "expected_output_len": r.expected_output_len}
+    if r.audio_seconds is not None:
+        d["audio_seconds"] = r.audio_seconds
     if isinstance(r.prompt, list):
         d["prompt"] = r.prompt[0]["content"][0]["text"]
         d["messages"] = r.prompt
     else:
         d["prompt"] = r.prompt
-        if r.mm is not None:
+        if r.mm is not None and "video_url" in r.mm:
+            d["videos"] = [r.mm["video_url"]["url"]]
+        elif r.mm is not None:
             d["images"] = [r.mm["image_url"]["url"]]
     return d
 
