@@ -135,7 +135,7 @@ func loadBFCL(ctx context.Context, repo hfRepo, spec *HFSpec, env Env) iter.Seq2
 func bfclCategory(ctx context.Context, repo hfRepo, category string) ([]*py.Object, error) {
 	name := "BFCL_v3_" + category + ".json"
 	if !slices.Contains(repo.Files(), name) {
-		return nil, fmt.Errorf("BFCL category '%s' not found: file '%s' does not exist in %s. Check --bfcl-categories (defaults: %s).",
+		return nil, fmt.Errorf("BFCL category '%s' not found: file '%s' does not exist in %s. Check --bfcl-categories (defaults: %s)",
 			category, name, repo, strings.Join(bfclDefaultCategories, ", "))
 	}
 	p, err := repo.Local(ctx, name)

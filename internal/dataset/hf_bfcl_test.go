@@ -110,7 +110,7 @@ func TestBFCLGolden(t *testing.T) {
 // messages' plain text, with one warning.
 func TestBFCLErrors(t *testing.T) {
 	_, err := bfclRun(HFSpec{BFCLCategories: []string{"simple", "parallel"}}, Env{Tokenizer: wsTokenizer{}, NumPrompts: 2})
-	want := "BFCL category 'parallel' not found: file 'BFCL_v3_parallel.json' does not exist in testdata/bfcl. Check --bfcl-categories (defaults: simple, live_simple, multiple)."
+	want := "BFCL category 'parallel' not found: file 'BFCL_v3_parallel.json' does not exist in testdata/bfcl. Check --bfcl-categories (defaults: simple, live_simple, multiple)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
