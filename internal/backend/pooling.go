@@ -134,6 +134,20 @@ func requestMedia(r *dataset.Request) []dataset.Part {
 	return media
 }
 
+// mediaPrompt returns a request's media parts and the prompt a pooling
+// kind sends with them: rewritten, when it has media and rewrite is not
+// nil. An audio clip to upload is refused.
+func mediaPrompt(r *dataset.Request, rewrite promptRewrite) ([]dataset.Part, string, error) {
+	if r.Audio != nil {
+		return nil, "", errAudioClip
+	}
+	media := requestMedia(r)
+	if len(media) > 0 && rewrite != nil {
+		return media, rewrite(r), nil
+	}
+	return media, r.Prompt, nil
+}
+
 // A promptRewrite is vLLM's preprocessing of a request with media for a
 // pooling kind: the prompt it sends instead of r.Prompt.
 type promptRewrite func(r *dataset.Request) string
@@ -179,13 +193,9 @@ func embeddingsChat(rewrite promptRewrite, mediaFirst bool) func(*dataset.Reques
 		case len(r.Prompts) > 0:
 			return nil, errBatchChat
 		}
-		if r.Audio != nil {
-			return nil, errAudioClip
-		}
-		media := requestMedia(r)
-		prompt := r.Prompt
-		if len(media) > 0 && rewrite != nil {
-			prompt = rewrite(r)
+		media, prompt, err := mediaPrompt(r, rewrite)
+		if err != nil {
+			return nil, err
 		}
 		text := dataset.Part{Type: dataset.PartText, Text: prompt}
 		parts := append([]dataset.Part{text}, media...)
@@ -212,13 +222,9 @@ func embeddingsChat(rewrite promptRewrite, mediaFirst bool) func(*dataset.Reques
 // (Infinity has no truncate_prompt_tokens).
 func infinity(rewrite promptRewrite) func(*dataset.Request, *PayloadOptions) ([]byte, error) {
 	return func(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
-		if r.Audio != nil {
-			return nil, errAudioClip
-		}
-		media := requestMedia(r)
-		prompt := r.Prompt
-		if len(media) > 0 && rewrite != nil {
-			prompt = rewrite(r)
+		media, prompt, err := mediaPrompt(r, rewrite)
+		if err != nil {
+			return nil, err
 		}
 		var p py.Object
 		p.Set("model", o.ModelFor(r))
