@@ -32,7 +32,7 @@ type audio struct{}
 // update (ignore_eos, the extra body).
 func (audio) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	if r.Audio == nil {
-		return nil, errors.New("the request has no audio clip: openai-audio needs an audio dataset (custom_audio)")
+		return nil, errors.New("the request has no audio clip: openai-audio needs an audio dataset (custom_audio or an hf ASR set)")
 	}
 	var fields py.Object
 	fields.Set("model", o.ModelFor(r))

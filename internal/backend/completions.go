@@ -61,7 +61,7 @@ func noMedia(r *dataset.Request, backend string) error {
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			if p.Type != dataset.PartText {
-				return fmt.Errorf("the request carries %s content, which %s cannot send: use openai-chat", p.Type, backend)
+				return fmt.Errorf("the request carries %s content, which %s cannot send: use openai-chat (or, for embeddings, openai-embeddings-chat, -clip or -vlm2vec)", p.Type, backend)
 			}
 		}
 	}

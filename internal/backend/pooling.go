@@ -156,27 +156,15 @@ type promptRewrite func(r *dataset.Request) string
 func clipPrompt(*dataset.Request) string { return "" }
 
 // vlm2vecPrompt is vLLM's _preprocess_vlm2vec: with media, requests whose
-// id ends in an even number (or has no number) ask to represent the image
-// alone, the others the image with the prompt as a question.
+// id ends in an even number (or has no number: vLLM's
+// _try_extract_request_idx, re.search(r"(\d+)$")) ask to represent the
+// image alone, the others the image with the prompt as a question. The
+// number's parity is its last digit's, however long it is.
 func vlm2vecPrompt(r *dataset.Request) string {
-	if idx, ok := trailingNumber(r.ID); ok && idx%2 == 1 {
+	if n := len(r.ID); n > 0 && r.ID[n-1] >= '0' && r.ID[n-1] <= '9' && (r.ID[n-1]-'0')%2 == 1 {
 		return "Represent the given image with the following question: " + r.Prompt
 	}
 	return "Represent the given image."
-}
-
-// trailingNumber parses the decimal digits that end s, as vLLM's
-// _try_extract_request_idx does (re.search(r"(\d+)$")).
-func trailingNumber(s string) (int, bool) {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	if i == len(s) {
-		return 0, false
-	}
-	n, err := strconv.Atoi(s[i:])
-	return n, err == nil
 }
 
 // embeddingsChat returns the payload builder of a chat-style embeddings
@@ -218,13 +206,21 @@ func embeddingsChat(rewrite promptRewrite, mediaFirst bool) func(*dataset.Reques
 // infinity returns the payload builder of an Infinity kind: model, then
 // input, the prompt (after rewrite, when the request has media and rewrite
 // is not nil); an empty prompt sends the request's one media item instead,
-// its URL as input and its kind as "modality". Then the common update
-// (Infinity has no truncate_prompt_tokens).
+// its URL as input and its kind as "modality" ("image", "video" or
+// "audio": vLLM takes the part type's prefix, which for an input_audio
+// part would be "input" and then fails). Then the common update (Infinity
+// has no truncate_prompt_tokens). Media with a prompt it would not send
+// is refused.
 func infinity(rewrite promptRewrite) func(*dataset.Request, *PayloadOptions) ([]byte, error) {
 	return func(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 		media, prompt, err := mediaPrompt(r, rewrite)
 		if err != nil {
 			return nil, err
+		}
+		if len(media) > 0 && rewrite == nil && prompt != "" {
+			// vLLM sends the prompt alone (and refuses multimodal datasets
+			// on this backend); vbench does not drop the media silently.
+			return nil, fmt.Errorf("the request carries %s content, which infinity-embeddings does not send with a prompt: use infinity-embeddings-clip", media[0].Type)
 		}
 		var p py.Object
 		p.Set("model", o.ModelFor(r))

@@ -23,7 +23,8 @@ func TestPoolingPayloads(t *testing.T) {
 	extra := map[string]any{"encoding_format": "float", "dimensions": 8}
 	// With an image, clip blanks the prompt; vlm2vec rewrites it by the
 	// parity of the id's trailing number, image part first; Infinity sends
-	// a blanked prompt's one image as input with its modality.
+	// a blanked prompt's one image as input with its modality (and refuses
+	// an image with a prompt on infinity-embeddings).
 	img := func(id string) dataset.Request {
 		return dataset.Request{Prompt: "what is it", PromptLen: 3, ID: id, Messages: []dataset.Message{{Role: dataset.RoleUser,
 			Parts: []dataset.Part{{Type: dataset.PartText, Text: "what is it"}, {Type: dataset.PartImage, URL: "data:image/jpeg;base64,AA"}}}}}
@@ -57,7 +58,6 @@ func TestPoolingPayloads(t *testing.T) {
 		{"openai-embeddings-vlm2vec", "/v1/embeddings", img("no-number"), nil,
 			`{"model":"m","messages":[{"role":"user","content":[` + imgPart + `,{"type":"text","text":"Represent the given image."}]}],"truncate_prompt_tokens":-1}`, 1},
 		{"infinity-embeddings", "/embeddings", one, nil, `{"model":"m","input":"hi <there>"}`, 1},
-		{"infinity-embeddings", "/embeddings", img("mm-1"), nil, `{"model":"m","input":"what is it"}`, 1},
 		{"infinity-embeddings-clip", "/embeddings", img("mm-1"), nil, `{"model":"m","input":"data:image/jpeg;base64,AA","modality":"image"}`, 1},
 		{"infinity-embeddings-clip", "/embeddings", batch, nil, `{"model":"m","input":["a b","c"]}`, 2},
 		{"vllm-pooling", "/pooling", one, extra,
@@ -100,6 +100,8 @@ func TestPoolingRefusals(t *testing.T) {
 		{"infinity-embeddings", "/embeddings", dataset.Request{}, "the prompt is empty"},
 		{"openai-embeddings", "/v1/embeddings", dataset.Request{Prompt: "x", Messages: []dataset.Message{{Role: dataset.RoleUser,
 			Parts: []dataset.Part{{Type: dataset.PartImage, URL: "http://i"}}}}}, "carries image content"},
+		{"infinity-embeddings", "/embeddings", dataset.Request{Prompt: "x", Messages: []dataset.Message{{Role: dataset.RoleUser,
+			Parts: []dataset.Part{{Type: dataset.PartImage, URL: "http://i"}}}}}, "which infinity-embeddings does not send with a prompt: use infinity-embeddings-clip"},
 		{"infinity-embeddings-clip", "/embeddings", dataset.Request{Prompt: "x", Messages: []dataset.Message{{Role: dataset.RoleUser,
 			Parts: []dataset.Part{{Type: dataset.PartImage, URL: "http://i"}, {Type: dataset.PartImage, URL: "http://j"}}}}}, "2 media items"},
 	}

@@ -21,15 +21,15 @@ import (
 
 func init() {
 	Register(Kind{Name: "custom_image", Spec: newSpec[CustomSpec](), New: newCustomImageSource, AllPrompts: true, PythonRandom: true,
-		Backends: MediaBackends})
+		Backends: mediaBackends})
 }
 
-// MediaBackends lists the backends that send a request's images and
-// videos: openai-chat, and the pooling kinds vLLM gives multimodal
-// content (its chat-style embeddings and Infinity's).
-func MediaBackends() []string {
+// mediaBackends lists the backends that send a request's images and
+// videos: openai-chat, and the embeddings kinds vLLM lets multimodal
+// datasets use (those whose name has "embeddings-").
+func mediaBackends() []string {
 	return []string{"openai-chat", "openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
-		"infinity-embeddings", "infinity-embeddings-clip"}
+		"infinity-embeddings-clip"}
 }
 
 // customImageSource is the custom_image kind's Source: vLLM's

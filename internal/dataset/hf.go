@@ -138,6 +138,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 			}
 			return
 		}
+		files := repo // where a row's own files are (MMVU's videos): not the parquet export
 		if h, ok := repo.(*hubRepo); ok && h.scriptOnly() {
 			if repo, err = h.parquetExport(ctx); err != nil {
 				yield(Request{}, err)
@@ -175,7 +176,7 @@ func (s hfSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, erro
 				}
 			}
 		}
-		for r, err := range class.Sample(ctx, plain, repo, &spec, env) {
+		for r, err := range class.Sample(ctx, plain, files, &spec, env) {
 			switch {
 			case err == nil, readErr != nil && errors.Is(err, readErr), ctx.Err() != nil && errors.Is(err, ctx.Err()):
 			default:

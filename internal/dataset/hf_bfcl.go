@@ -107,15 +107,18 @@ func loadBFCL(ctx context.Context, repo hfRepo, spec *HFSpec, env Env) iter.Seq2
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r, ok, err := bfclRequest(row, env.Tokenizer, &templateErr)
+			r, ok, tmplErr, err := bfclRequest(row, env.Tokenizer)
 			if err != nil {
 				return nil, fmt.Errorf("BFCLDataset: row %d of the interleaved categories: %w", k, err)
 			}
 			if !ok {
 				continue
 			}
-			if templateErr != nil {
+			if tmplErr != nil {
 				failed++
+				if templateErr == nil {
+					templateErr = tmplErr
+				}
 			}
 			r.OutputLen = outputLen
 			r.ID = env.IDPrefix + strconv.Itoa(len(reqs))
@@ -173,21 +176,22 @@ func bfclCategory(ctx context.Context, repo hfRepo, category string) ([]*py.Obje
 
 // bfclRequest maps one BFCL row to its request, or reports that vLLM
 // skips it (no question or functions, or a question without a first
-// turn). The id and output length are the caller's; *templateErr is set
-// to the chat template's failure, nil when it rendered.
-func bfclRequest(row *py.Object, tok tokenizer.Tokenizer, templateErr *error) (Request, bool, error) {
+// turn). The id and output length are the caller's. tmplErr is the chat
+// template's failure (the prompt length then counts the messages' plain
+// text), nil when it rendered.
+func bfclRequest(row *py.Object, tok tokenizer.Tokenizer) (r Request, keep bool, tmplErr, err error) {
 	question, _ := row.Get("question")
 	functions, _ := row.Get("function")
 	if !pyTruthy(question) || !pyTruthy(functions) {
-		return Request{}, false, nil
+		return Request{}, false, nil, nil
 	}
 	turns, ok := question.([]any)
 	if !ok {
-		return Request{}, false, nil
+		return Request{}, false, nil, nil
 	}
 	first, ok := turns[0].([]any)
 	if !ok || len(first) == 0 {
-		return Request{}, false, nil
+		return Request{}, false, nil, nil
 	}
 	fns, ok := functions.([]any)
 	if !ok {
@@ -208,21 +212,20 @@ func bfclRequest(row *py.Object, tok tokenizer.Tokenizer, templateErr *error) (R
 		role, ok2 := objString(o, "role")
 		content, ok3 := objString(o, "content")
 		if !ok || !ok2 || !ok3 {
-			return Request{}, false, fmt.Errorf(`message %d of the question's first turn is not an object with "role" and "content" strings`, i)
+			return Request{}, false, nil, fmt.Errorf(`message %d of the question's first turn is not an object with "role" and "content" strings`, i)
 		}
 		msgs[i] = Message{Role: Role(role), Content: content}
 		tmsgs[i] = tokenizer.Message{Role: role, Content: content}
 		contents[i] = content
 	}
 	text := strings.Join(contents, "\n")
-	rendered, err := tokenizer.ApplyChatTemplate(tok, tmsgs, true, map[string]any{"tools": tools})
-	*templateErr = err
-	if err == nil {
+	rendered, tmplErr := tokenizer.ApplyChatTemplate(tok, tmsgs, true, map[string]any{"tools": tools})
+	if tmplErr == nil {
 		text = rendered
 	}
-	r := Request{Prompt: contents[len(contents)-1], PromptLen: len(tok.Encode(text, true)), Messages: msgs,
+	r = Request{Prompt: contents[len(contents)-1], PromptLen: len(tok.Encode(text, true)), Messages: msgs,
 		ExtraBody: map[string]any{"tools": tools, "tool_choice": "auto"}}
-	return r, true, nil
+	return r, true, tmplErr, nil
 }
 
 // bfclSchema is vLLM's _translate_schema: v with every object's "type"

@@ -3,11 +3,13 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/vbench/vbench/internal/py"
+	"github.com/vbench/vbench/internal/tokenizer"
 )
 
 // bfclID is the BFCL dataset's Hub id, which picks the class.
@@ -130,5 +132,39 @@ func TestBFCLErrors(t *testing.T) {
 	}
 	if got := strings.Count(log.String(), "WARNING: BFCL: apply_chat_template failed for 3 of 3 samples"); got != 1 {
 		t.Errorf("warnings:\n%s", log.String())
+	}
+}
+
+// failOnSystem is wsTokenizer whose chat template refuses a system
+// message, as some templates do.
+type failOnSystem struct{ wsTokenizer }
+
+func (f failOnSystem) ApplyChatTemplate(msgs []tokenizer.Message, add bool, kwargs map[string]any) (string, error) {
+	for _, m := range msgs {
+		if m.Role == "system" {
+			return "", errors.New("System role not supported")
+		}
+	}
+	return f.wsTokenizer.ApplyChatTemplate(msgs, add, kwargs)
+}
+
+// When the template fails for some rows only, those fall back to the plain
+// text and the one warning counts them and names the failure.
+func TestBFCLTemplateFailsForSome(t *testing.T) {
+	var log strings.Builder
+	spec := HFSpec{BFCLCategories: []string{"simple"}}
+	spec.DisableShuffle = true
+	reqs, err := bfclRun(spec, Env{Tokenizer: failOnSystem{}, NumPrompts: 3, Stderr: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 3 || reqs[2].Messages[0].Role != RoleSystem {
+		t.Fatalf("%d requests; the third should be the one with a system message", len(reqs))
+	}
+	if want := "WARNING: BFCL: apply_chat_template failed for 1 of 3 samples, whose prompt lengths fall back to their messages' plain text: System role not supported\n"; log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+	if want := len(wsTokenizer{}.Encode("You are terse.\nSum the pairs (1, 2) and (3, 4).", true)); reqs[2].PromptLen != want {
+		t.Errorf("prompt_len %d, want the plain text's %d", reqs[2].PromptLen, want)
 	}
 }

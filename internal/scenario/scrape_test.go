@@ -25,8 +25,7 @@ func TestScrapeInterval(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tt.src, err)
 		}
-		// output.plot_timeline is set in Go: the field may still be refused
-		// in files (scenario.unimplemented).
+		// output.plot_timeline is set in Go, as the CLI sets it.
 		s.Output.PlotTimeline = tt.timeline
 		if got := s.ScrapeInterval(tt.argv); got != tt.want {
 			t.Errorf("%q, timeline %v, argv %v: ScrapeInterval = %v, want %v", tt.src, tt.timeline, tt.argv, got, tt.want)

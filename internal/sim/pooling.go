@@ -39,8 +39,8 @@ const (
 	poolRerank        // /rerank: a relevance score per document
 )
 
-// servePooling answers POST /v1/embeddings, /pooling and /rerank (also
-// /v1/rerank and /v2/rerank) as vLLM does, after the prefill time of all
+// servePooling answers POST /v1/embeddings (also Infinity's /embeddings),
+// /pooling and /rerank (also /v1/rerank and /v2/rerank) as vLLM does, after the prefill time of all
 // their tokens and media (TTFT + PrefillPerToken·tokens +
 // PrefillPerMediaItem·units: a pooling model runs prefill only). Vectors are deterministic unit vectors of each input's
 // tokens; a rerank score is the cosine of the query's and the document's.

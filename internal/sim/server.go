@@ -174,7 +174,8 @@ func (s *Server) routes() http.Handler {
 		"/v1/audio/transcriptions": apiAudio, "/v1/audio/translations": apiAudio} {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, a) })
 	}
-	for path, kind := range map[string]int{"/v1/embeddings": poolEmbed, "/embeddings": poolEmbed, "/pooling": poolPool, "/rerank": poolRerank, "/v1/rerank": poolRerank, "/v2/rerank": poolRerank} {
+	for path, kind := range map[string]int{"/v1/embeddings": poolEmbed, "/embeddings": poolEmbed, "/pooling": poolPool,
+		"/rerank": poolRerank, "/v1/rerank": poolRerank, "/v2/rerank": poolRerank} {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, kind) })
 	}
 	mux.HandleFunc("POST /tokenize", s.serveTokenize)
