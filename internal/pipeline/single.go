@@ -129,6 +129,13 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 			cfg.Model = sc.Target.Model
 		}
 		cfg.Seed, cfg.ReasoningTokens = s.Seed, s.ReasoningTokens
+		for _, spec := range s.Faults {
+			f, err := sim.ParseFault(spec)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Faults = append(cfg.Faults, f)
+		}
 		if sd := s.SpecDecode; sd != nil {
 			cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance = sd.Tokens, sd.Acceptance
 		}

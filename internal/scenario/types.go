@@ -102,6 +102,9 @@ type Simulator struct {
 	// ReasoningTokens tokens of chat, Responses and Messages answers are
 	// reasoning (sim.Config.ReasoningTokens); 0 has none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// Faults are the faults the simulator injects, each
+	// "KIND:every=N" or "KIND:rate=P" (sim.ParseFault).
+	Faults []string `json:"faults,omitempty"`
 	// SpecDecode, when set, makes the simulator expose vLLM's
 	// speculative-decoding counters.
 	SpecDecode *SimSpecDecode `json:"spec_decode,omitempty"`

@@ -48,6 +48,9 @@ type Config struct {
 	// arrival count over /v1/completions, /v1/chat/completions and the
 	// pooling endpoints) is answered with HTTP 500. 0 never fails.
 	FailEvery int
+	// Faults are injected into the model requests they hit (see Fault),
+	// after DropEvery and FailEvery; the first that hits a request wins.
+	Faults []Fault
 	// CloseAfterStream makes the server close a connection after each
 	// streamed response it ends normally, CloseAfterStreamDelay later,
 	// while advertising keep-alive (as llama.cpp's server does): a request
@@ -165,6 +168,11 @@ func (c Config) validate() error {
 	}
 	if c.FailEvery < 0 {
 		errs = append(errs, fmt.Errorf("fail-every must not be negative, got %d", c.FailEvery))
+	}
+	for _, f := range c.Faults {
+		if _, err := ParseFault(f.String()); err != nil || (f.Every > 0) == (f.Rate > 0) {
+			errs = append(errs, fmt.Errorf("fault %+v: give a kind and exactly one of every or rate", f))
+		}
 	}
 	if c.DropEvery < 0 {
 		errs = append(errs, fmt.Errorf("drop-every must not be negative, got %d", c.DropEvery))

@@ -157,7 +157,8 @@ type admitted struct {
 
 // admit takes in a request to a model endpoint (generation or pooling):
 // it counts it, reads its whole body and applies the injected faults
-// (DropEvery, FailEvery). ok false means it has been answered already.
+// (DropEvery, FailEvery, Faults). ok false means it has been answered
+// already.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (in admitted, ok bool) {
 	in.t0 = time.Now()
 	m := s.metrics
@@ -186,6 +187,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (in admitted, ok 
 		m.injected.Add(1)
 		in.fail(&apiError{http.StatusInternalServerError, "InternalServerError",
 			fmt.Sprintf("simulated failure: request %d (fail-every %d)", in.seq, n)})
+		return in, false
+	}
+	if f := s.faultFor(in.seq); f != nil && s.inject(w, r, &in, f) {
 		return in, false
 	}
 	return in, true

@@ -135,7 +135,7 @@ var finishNames = [numFinish]string{"stop", "length", "abort"}
 type metrics struct {
 	requests       atomic.Uint64 // generation requests received
 	failed         atomic.Uint64 // generation requests answered with an error status
-	injected       atomic.Uint64 // of which by FailEvery
+	injected       atomic.Uint64 // of which by FailEvery and Faults
 	running        atomic.Int64
 	promptTokens   atomic.Uint64
 	genTokens      atomic.Uint64
@@ -201,7 +201,8 @@ type Stats struct {
 	// Failed counts generation requests answered with an error status,
 	// including the InjectedFailures.
 	Failed uint64
-	// InjectedFailures counts the HTTP 500s injected by Config.FailEvery.
+	// InjectedFailures counts the faults injected by Config.FailEvery and
+	// Config.Faults.
 	InjectedFailures uint64
 	// DroppedRequests counts requests read and then answered by closing
 	// their connection (Config.DropEvery).
@@ -368,7 +369,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 		"Sum of the squared inter-token latencies (s²) of streamed tokens as written; with vllm:inter_token_latency_seconds' sum and count it gives their variance between two scrapes.")
 	sample("vbench_sim_written_itl_squared_seconds_total", labels, formatPyFloat(m.itlSq.load()))
 	m.spec.write(&b, s.cfg.Model)
-	header("vbench_sim_injected_failures_total", "counter", "Requests failed on purpose by fail-every.")
+	header("vbench_sim_injected_failures_total", "counter", "Requests failed on purpose by fail-every and the injected faults.")
 	b.WriteString("vbench_sim_injected_failures_total " + u(m.injected.Load()) + "\n")
 	if s.cfg.CloseAfterStream || s.cfg.DropEvery > 0 {
 		header("vbench_sim_dropped_requests_total", "counter", "Requests read and then answered by closing the connection (drop-every).")

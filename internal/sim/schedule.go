@@ -13,6 +13,7 @@ const (
 	saltRequest = 0xa54ff53a5f1d36f1
 	saltEmbed   = 0x510e527fade682d1
 	saltMedia   = 0x9b05688c2b3e6c1f
+	saltFault   = 0x1f83d9abfb41bd6b
 )
 
 // mix64 is the SplitMix64 finalizer: a bijective 64-bit mixing function.

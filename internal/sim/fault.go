@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// FaultKind is a fault the simulator can inject into a model request.
+type FaultKind string
+
+// The fault kinds.
+const (
+	// Fault500 answers HTTP 500 Internal Server Error.
+	Fault500 FaultKind = "500"
+	// Fault503 answers HTTP 503 Service Unavailable.
+	Fault503 FaultKind = "503"
+	// Fault429 answers HTTP 429 Too Many Requests with Retry-After: 1.
+	Fault429 FaultKind = "429"
+	// FaultReset resets the connection (TCP RST) after reading the
+	// request, before any response header.
+	FaultReset FaultKind = "reset"
+	// FaultStall reads the request and never answers, until the client
+	// gives up (its request timeout) or the server shuts down.
+	FaultStall FaultKind = "stall"
+)
+
+// faultKinds are the kinds ParseFault accepts, in the order help lists
+// them.
+var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall}
+
+// Fault is one injected fault and the model requests it hits: every
+// Every-th (by arrival count, 1-based), or each with probability Rate
+// (a deterministic draw from the seed and the arrival count). Exactly one
+// of Every and Rate is set.
+type Fault struct {
+	Kind  FaultKind
+	Every int
+	Rate  float64
+}
+
+// ParseFault reads a fault spec KIND:every=N or KIND:rate=P, KIND one of
+// 500, 503, 429, reset and stall, N a positive integer, P in (0, 1].
+func ParseFault(s string) (Fault, error) {
+	kind, sel, ok := strings.Cut(s, ":")
+	f := Fault{Kind: FaultKind(kind)}
+	known := false
+	for _, k := range faultKinds {
+		known = known || f.Kind == k
+	}
+	names := make([]string, len(faultKinds))
+	for i, k := range faultKinds {
+		names[i] = string(k)
+	}
+	switch {
+	case !known:
+		return Fault{}, fmt.Errorf("fault %q: the kind must be one of %s", s, strings.Join(names, ", "))
+	case !ok:
+		return Fault{}, fmt.Errorf("fault %q: say which requests it hits: %s:every=N or %s:rate=P", s, kind, kind)
+	}
+	key, val, _ := strings.Cut(sel, "=")
+	switch key {
+	case "every":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return Fault{}, fmt.Errorf("fault %q: every must be a positive integer", s)
+		}
+		f.Every = n
+	case "rate":
+		p, err := strconv.ParseFloat(val, 64)
+		if err != nil || !(p > 0 && p <= 1) {
+			return Fault{}, fmt.Errorf("fault %q: rate must be a number in (0, 1]", s)
+		}
+		f.Rate = p
+	default:
+		return Fault{}, fmt.Errorf("fault %q: after the kind comes every=N or rate=P", s)
+	}
+	return f, nil
+}
+
+// String is the fault's spec, as ParseFault reads it.
+func (f Fault) String() string {
+	if f.Every > 0 {
+		return fmt.Sprintf("%s:every=%d", f.Kind, f.Every)
+	}
+	return fmt.Sprintf("%s:rate=%s", f.Kind, strconv.FormatFloat(f.Rate, 'g', -1, 64))
+}
+
+// faultFor returns the first of the configured faults that hits model
+// request seq, or nil.
+func (s *Server) faultFor(seq uint64) *Fault {
+	for i := range s.cfg.Faults {
+		f := &s.cfg.Faults[i]
+		switch {
+		case f.Every > 0 && seq%uint64(f.Every) == 0:
+			return f
+		case f.Rate > 0 && unit(hash3(s.cfg.Seed, saltFault, seq, uint64(i))) < f.Rate:
+			return f
+		}
+	}
+	return nil
+}
+
+// inject carries out fault f on request seq, whose body has been read,
+// and reports whether the request has been dealt with (it has, unless the
+// connection could not be taken over for a reset).
+func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f *Fault) bool {
+	s.metrics.injected.Add(1)
+	why := fmt.Sprintf("simulated fault: request %d (%s)", in.seq, f)
+	switch f.Kind {
+	case Fault500:
+		in.fail(&apiError{http.StatusInternalServerError, "InternalServerError", why})
+	case Fault503:
+		in.fail(&apiError{http.StatusServiceUnavailable, "ServiceUnavailable", why})
+	case Fault429:
+		w.Header().Set("Retry-After", "1")
+		in.fail(&apiError{http.StatusTooManyRequests, "TooManyRequests", why})
+	case FaultReset:
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return false
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // close with RST, not FIN
+		}
+		_ = conn.Close()
+	case FaultStall:
+		// The request's context ends when the client closes the
+		// connection or Close closes it.
+		<-r.Context().Done()
+	}
+	return true
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseFault(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Fault
+		err  string
+	}{
+		{"500:every=3", Fault{Kind: Fault500, Every: 3}, ""},
+		{"503:rate=0.05", Fault{Kind: Fault503, Rate: 0.05}, ""},
+		{"429:rate=1", Fault{Kind: Fault429, Rate: 1}, ""},
+		{"reset:every=1", Fault{Kind: FaultReset, Every: 1}, ""},
+		{"stall:every=10", Fault{Kind: FaultStall, Every: 10}, ""},
+		{"404:every=2", Fault{}, "the kind must be one of 500, 503, 429, reset, stall"},
+		{"503", Fault{}, "say which requests it hits: 503:every=N or 503:rate=P"},
+		{"503:every=0", Fault{}, "every must be a positive integer"},
+		{"503:rate=0", Fault{}, "rate must be a number in (0, 1]"},
+		{"503:rate=1.5", Fault{}, "rate must be a number in (0, 1]"},
+		{"503:rate=nan", Fault{}, "rate must be a number in (0, 1]"},
+		{"503:often", Fault{}, "after the kind comes every=N or rate=P"},
+	}
+	for _, tt := range tests {
+		got, err := ParseFault(tt.in)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want %q", tt.in, err, tt.err)
+			}
+		case err != nil || got != tt.want:
+			t.Errorf("%q: %+v, %v; want %+v", tt.in, got, err, tt.want)
+		case got.String() != tt.in:
+			t.Errorf("%q: String() = %q", tt.in, got.String())
+		}
+	}
+	if err := (Config{Faults: []Fault{{Kind: Fault500}}}).validate(); err == nil {
+		t.Error("a fault without every or rate is accepted")
+	}
+}
+
+// Each fault hits the requests it selects, over a real connection: the
+// status faults answer vLLM's error JSON (429 with Retry-After), reset
+// resets the connection before any header, stall answers nothing until the
+// client gives up; the other requests are served, and the injected count
+// is right. A rate selects about that share of requests, deterministically.
+func TestFaultsInjected(t *testing.T) {
+	cfg := testConfig()
+	cfg.Faults = []Fault{{Kind: Fault503, Every: 4}, {Kind: Fault429, Every: 5}, {Kind: FaultReset, Every: 6}, {Kind: FaultStall, Every: 7}}
+	s, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	var got []string
+	for i := 1; i <= 12; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL()+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":1}`))
+		resp, err := client.Do(req)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			got = append(got, "timeout")
+		case err != nil && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "reset")):
+			got = append(got, "reset")
+		case err != nil:
+			t.Fatalf("request %d: %v", i, err)
+		default:
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			v := fmt.Sprint(resp.StatusCode)
+			if resp.StatusCode != 200 {
+				if !strings.Contains(string(b), fmt.Sprintf("simulated fault: request %d", i)) {
+					t.Errorf("request %d: body %s", i, b)
+				}
+				if ra := resp.Header.Get("Retry-After"); ra != "" {
+					v += "+retry-after=" + ra
+				}
+			}
+			got = append(got, v)
+		}
+		cancel()
+	}
+	want := "[200 200 200 503 429+retry-after=1 reset timeout 503 200 429+retry-after=1 200 503]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("outcomes\n got %v\nwant %s", got, want)
+	}
+	if n := s.Stats().InjectedFailures; n != 7 {
+		t.Errorf("%d injected, want 7", n)
+	}
+
+	// A rate: about that share, the same requests for the same seed.
+	pick := func(seed int64) []uint64 {
+		cfg := testConfig()
+		cfg.Seed, cfg.Faults = seed, []Fault{{Kind: Fault500, Rate: 0.05}}
+		s := mustNew(t, cfg)
+		var hit []uint64
+		for seq := uint64(1); seq <= 20000; seq++ {
+			if s.faultFor(seq) != nil {
+				hit = append(hit, seq)
+			}
+		}
+		return hit
+	}
+	a, b := pick(1), pick(1)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("the same seed picks other requests")
+	}
+	// 1000 expected; 4.5 standard deviations is ±139.
+	if len(a) < 861 || len(a) > 1139 {
+		t.Errorf("rate 0.05 hit %d of 20000 requests", len(a))
+	}
+	if fmt.Sprint(pick(2)[:5]) == fmt.Sprint(a[:5]) {
+		t.Error("another seed picks the same requests")
+	}
+}
