@@ -25,11 +25,16 @@ const (
 	// FaultStall reads the request and never answers, until the client
 	// gives up (its request timeout) or the server shuts down.
 	FaultStall FaultKind = "stall"
+	// FaultDisconnect cuts a streamed answer after the first half of its
+	// tokens (rounded down): the connection is closed without the
+	// stream's end, as a crashing server does. A request that does not
+	// stream is reset.
+	FaultDisconnect FaultKind = "disconnect"
 )
 
 // faultKinds are the kinds ParseFault accepts, in the order help lists
 // them.
-var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall}
+var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall, FaultDisconnect}
 
 // Fault is one injected fault and the model requests it hits: every
 // Every-th (by arrival count, 1-based), or each with probability Rate
@@ -42,7 +47,8 @@ type Fault struct {
 }
 
 // ParseFault reads a fault spec KIND:every=N or KIND:rate=P, KIND one of
-// 500, 503, 429, reset and stall, N a positive integer, P in (0, 1].
+// 500, 503, 429, reset, stall and disconnect, N a positive integer, P in
+// (0, 1].
 func ParseFault(s string) (Fault, error) {
 	kind, sel, ok := strings.Cut(s, ":")
 	f := Fault{Kind: FaultKind(kind)}
@@ -105,8 +111,13 @@ func (s *Server) faultFor(seq uint64) *Fault {
 
 // inject carries out fault f on request seq, whose body has been read,
 // and reports whether the request has been dealt with (it has, unless the
-// connection could not be taken over for a reset).
+// connection could not be taken over for a reset, or f is a disconnect,
+// which the stream carries out: see admitted.cut).
 func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f *Fault) bool {
+	if f.Kind == FaultDisconnect {
+		in.cut = true
+		return false
+	}
 	s.metrics.injected.Add(1)
 	why := fmt.Sprintf("simulated fault: request %d (%s)", in.seq, f)
 	switch f.Kind {
@@ -118,14 +129,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 		w.Header().Set("Retry-After", "1")
 		in.fail(&apiError{http.StatusTooManyRequests, "TooManyRequests", why})
 	case FaultReset:
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			return false
-		}
-		if tc, ok := conn.(*net.TCPConn); ok {
-			_ = tc.SetLinger(0) // close with RST, not FIN
-		}
-		_ = conn.Close()
+		return resetConn(w)
 	case FaultStall:
 		// The request's context ends when the client closes the
 		// connection or Close closes it.
@@ -133,3 +137,22 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 	}
 	return true
 }
+
+// resetConn closes the request's connection with a TCP RST (no FIN, no
+// response), reporting false when it cannot be taken over.
+func resetConn(w http.ResponseWriter) bool {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // close with RST, not FIN
+	}
+	_ = conn.Close()
+	return true
+}
+
+// cutRemaining returns how many of a disconnected stream's total tokens
+// are left unwritten when its connection is cut: it writes the first half,
+// rounded down.
+func cutRemaining(total int) int { return total - total/2 }

@@ -124,3 +124,53 @@ func TestFaultsInjected(t *testing.T) {
 		t.Error("another seed picks the same requests")
 	}
 }
+
+// A disconnect cuts a stream after the first half of its tokens: the
+// client reads those events, then the connection ends without the
+// stream's end ([DONE] and the final chunk); a request that does not
+// stream is reset. Both with the stream loops and with plain timers.
+func TestFaultDisconnect(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		t.Run(fmt.Sprintf("plain_timers=%v", plain), func(t *testing.T) {
+			cfg := testConfig()
+			cfg.PlainTimers = plain
+			cfg.Faults = []Fault{{Kind: FaultDisconnect, Every: 2}}
+			s, err := Start(cfg, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			post := func(body string) (string, error) {
+				resp, err := client.Post(s.URL()+"/v1/completions", "application/json", strings.NewReader(body))
+				if err != nil {
+					return "", err
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				return string(b), err
+			}
+			stream := `{"prompt":"a","max_tokens":9,"ignore_eos":true,"stream":true}`
+			whole, err := post(stream) // request 1: served
+			if err != nil || strings.Count(whole, `"text"`) != 9 || !strings.Contains(whole, "data: [DONE]") {
+				t.Fatalf("request 1: %v\n%s", err, whole)
+			}
+			cut, err := post(stream) // request 2: cut after 4 of 9
+			if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("request 2: error %v, want an unexpected EOF", err)
+			}
+			if n := strings.Count(cut, `"text"`); n != 4 || strings.Contains(cut, "[DONE]") {
+				t.Errorf("request 2: %d token events, [DONE] %v; want 4 and none:\n%s", n, strings.Contains(cut, "[DONE]"), cut)
+			}
+			if _, err := post(stream); err != nil { // request 3: served
+				t.Errorf("request 3: %v", err)
+			}
+			if _, err := post(`{"prompt":"a","max_tokens":3}`); err == nil { // request 4: not streamed, reset
+				t.Error("request 4 (not streamed) was answered")
+			}
+			if n := s.Stats().InjectedFailures; n != 2 {
+				t.Errorf("%d injected, want 2", n)
+			}
+		})
+	}
+}

@@ -132,6 +132,18 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	defer m.prefix.hold(-blocks)
 	m.running.Add(1)
 	defer m.running.Add(-1)
+	if in.cut {
+		m.injected.Add(1)
+		if !req.Stream {
+			resetConn(w)
+			return
+		}
+		total := 0
+		for i := range choices {
+			total += choices[i].n
+		}
+		g.cutAt = cutRemaining(total)
+	}
 	if req.Stream {
 		switch a {
 		case apiChat:
@@ -153,6 +165,7 @@ type admitted struct {
 	reqID string    // its X-Request-Id
 	body  []byte    // its whole body
 	fail  func(*apiError)
+	cut   bool // a disconnect fault hits it: its stream is cut mid-way
 }
 
 // admit takes in a request to a model endpoint (generation or pooling):
@@ -451,6 +464,8 @@ type generation struct {
 	unrecorded int                      // pending events of the stalled write, recorded once it is out
 	stash      []byte                   // bytes read from raw meanwhile, for its next request
 	remaining  int                      // events still to write
+	cutAt      int                      // a disconnect fault cuts the stream when remaining is this (0: never)
+	cut        bool                     // the stream was cut
 	started    bool                     // the first event was written
 	loop       loopState
 }
@@ -570,6 +585,10 @@ func (g *generation) stream(r *http.Request, object string) {
 	g.w.WriteHeader(http.StatusOK)
 	if g.rc.Flush() != nil || !g.writeRest() {
 		g.abort()
+		if g.cut {
+			// Close the connection without the chunked stream's end.
+			panic(http.ErrAbortHandler)
+		}
 	}
 }
 
@@ -592,6 +611,10 @@ func (g *generation) nextDue() time.Time { return g.t0.Add(g.earliest().due) }
 // every later event that is already due too (only when the writer runs
 // late), and records their lateness. It returns false if the write failed.
 func (g *generation) writeDue() bool {
+	if g.cutAt > 0 && g.remaining <= g.cutAt {
+		g.cut = true // a disconnect fault: the stream ends here
+		return false
+	}
 	c := g.earliest()
 	due := g.t0.Add(c.due)
 	ready := time.Now()
