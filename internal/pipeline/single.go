@@ -128,7 +128,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		if sc.Target.Model != "" {
 			cfg.Model = sc.Target.Model
 		}
-		cfg.Seed, cfg.ReasoningTokens = s.Seed, s.ReasoningTokens
+		cfg.Seed, cfg.ReasoningTokens, cfg.Bare = s.Seed, s.ReasoningTokens, s.Bare
 		for _, spec := range s.Faults {
 			f, err := sim.ParseFault(spec)
 			if err != nil {

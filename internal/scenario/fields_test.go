@@ -40,6 +40,7 @@ var implemented = map[string]string{
 	"target.simulator.model":                  "served model name and result model_id; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.simulator.seed":                   "simulator jitter and text; sim/schedule_test.go (Config.Seed)",
 	"target.simulator.reasoning_tokens":       "simulated reasoning deltas; sim/apis_test.go (TestAPIStreamFraming), testdata/script/apis_sim.txtar",
+	"target.simulator.bare":                   "a bare OpenAI-compatible server; sim/fault_test.go (TestBareServer), testdata/script/bare_server.txtar",
 	"target.simulator.faults":                 "injected server faults; sim/fault_test.go (TestFaultsInjected), testdata/script/faults_http.txtar",
 	"target.simulator.spec_decode.tokens":     "simulated spec-decode counters; testdata/script/run_spec_decode.txtar",
 	"target.simulator.spec_decode.acceptance": "simulated acceptance; testdata/script/run_spec_decode.txtar",

@@ -105,6 +105,9 @@ type Simulator struct {
 	// Faults are the faults the simulator injects, each
 	// "KIND:every=N" or "KIND:rate=P" (sim.ParseFault).
 	Faults []string `json:"faults,omitempty"`
+	// Bare makes the simulator a bare OpenAI-compatible server
+	// (sim.Config.Bare).
+	Bare bool `json:"bare,omitempty"`
 	// SpecDecode, when set, makes the simulator expose vLLM's
 	// speculative-decoding counters.
 	SpecDecode *SimSpecDecode `json:"spec_decode,omitempty"`

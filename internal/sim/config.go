@@ -51,6 +51,11 @@ type Config struct {
 	// Faults are injected into the model requests they hit (see Fault),
 	// after DropEvery and FailEvery; the first that hits a request wins.
 	Faults []Fault
+	// Bare makes the server a bare OpenAI-compatible one, as many that are
+	// not vLLM are: /v1/models lists only each model's id, object,
+	// created and owned_by (no root, max_model_len or permission), and
+	// there is no /tokenize, /detokenize or /metrics (404).
+	Bare bool
 	// CloseAfterStream makes the server close a connection after each
 	// streamed response it ends normally, CloseAfterStreamDelay later,
 	// while advertising keep-alive (as llama.cpp's server does): a request

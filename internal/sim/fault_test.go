@@ -174,3 +174,23 @@ func TestFaultDisconnect(t *testing.T) {
 		})
 	}
 }
+
+// A bare server lists its models without vLLM's fields and has no
+// /tokenize, /detokenize or /metrics.
+func TestBareServer(t *testing.T) {
+	cfg := testConfig()
+	cfg.Bare = true
+	s := mustNew(t, cfg)
+	rec := call(t, s, "GET", "/v1/models", "")
+	if rec.status != 200 || strings.Contains(rec.body.String(), "root") || !strings.Contains(rec.body.String(), `"id":"sim-model"`) {
+		t.Errorf("/v1/models: %d %s", rec.status, rec.body.String())
+	}
+	for _, c := range [][2]string{{"POST", "/tokenize"}, {"POST", "/detokenize"}, {"GET", "/metrics"}} {
+		if rec := call(t, s, c[0], c[1], `{"prompt":"a"}`); rec.status != 404 {
+			t.Errorf("%s %s: %d, want 404", c[0], c[1], rec.status)
+		}
+	}
+	if rec := call(t, s, "POST", "/v1/completions", `{"prompt":"a","max_tokens":2}`); rec.status != 200 {
+		t.Errorf("/v1/completions: %d", rec.status)
+	}
+}

@@ -178,10 +178,12 @@ func (s *Server) routes() http.Handler {
 		"/rerank": poolRerank, "/v1/rerank": poolRerank, "/v2/rerank": poolRerank} {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, kind) })
 	}
-	mux.HandleFunc("POST /tokenize", s.serveTokenize)
-	mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+	if !s.cfg.Bare {
+		mux.HandleFunc("POST /tokenize", s.serveTokenize)
+		mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+		mux.HandleFunc("GET /metrics", s.serveMetrics)
+	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("POST /start_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.starts) })
 	mux.HandleFunc("POST /stop_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.stops) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -355,6 +357,23 @@ func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
 	for _, name := range s.cfg.LoRAModules {
 		models = append(models, model{ID: name, Object: "model", Created: created, OwnedBy: "vllm",
 			Root: name, Parent: &s.cfg.Model, MaxModelLen: s.cfg.MaxModelLen, Permission: perm})
+	}
+	if s.cfg.Bare {
+		type bareModel struct {
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			Created int64  `json:"created"`
+			OwnedBy string `json:"owned_by"`
+		}
+		bare := make([]bareModel, len(models))
+		for i, m := range models {
+			bare[i] = bareModel{m.ID, m.Object, m.Created, "organization-owner"}
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Object string      `json:"object"`
+			Data   []bareModel `json:"data"`
+		}{"list", bare})
+		return
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Object string  `json:"object"`
