@@ -79,7 +79,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.IntVar(&cfg.FailEvery, "fail-every", cfg.FailEvery, "answer every Nth request with HTTP 500 (0 = never)")
 	f.BoolVar(&cfg.CloseAfterStream, "close-after-stream", cfg.CloseAfterStream, "close each connection after its streamed response while advertising keep-alive, as llama.cpp's server does")
 	f.DurationVar(&cfg.CloseAfterStreamDelay, "close-after-stream-delay", cfg.CloseAfterStreamDelay, "with --close-after-stream, how long after the response the connection is closed")
-	f.Var(faultFlag{&cfg.Faults}, "fault", "inject a fault into the requests it hits, KIND:every=N or KIND:rate=P; KIND is 500, 503, 429 (with Retry-After), reset (before the headers), stall (until the client gives up) or disconnect (a stream cut after half its tokens); repeat for several (the first that hits a request wins)")
+	f.Var(faultFlag{&cfg.Faults}, "fault", "inject a fault into the requests it hits, KIND:every=N or KIND:rate=P; KIND is 500, 503, 429 (with Retry-After), reset (before the headers), stall (until the client gives up), disconnect (a stream cut after half its tokens), or a stream written oddly: sse-nospace, sse-comments, sse-crlf, no-done, bad-json; repeat for several (the first that hits a request wins)")
 	f.BoolVar(&cfg.Bare, "bare", cfg.Bare, "be a bare OpenAI-compatible server: /v1/models without root, max_model_len or permission, and no /tokenize, /detokenize or /metrics")
 	f.IntVar(&cfg.DropEvery, "drop-every", cfg.DropEvery, "read every Nth request and close its connection without answering (0 = never)")
 	f.DurationVar(&cfg.PrefillPerMediaItem, "prefill-per-media-item", cfg.PrefillPerMediaItem, "time to first token added per image, video frame or audio clip of a chat request")

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,11 +31,35 @@ const (
 	// stream's end, as a crashing server does. A request that does not
 	// stream is reset.
 	FaultDisconnect FaultKind = "disconnect"
+	// FaultNoSpace writes a stream's "data:" lines without the space
+	// after the colon (valid SSE).
+	FaultNoSpace FaultKind = "sse-nospace"
+	// FaultComments writes an SSE comment line (": keep-alive") before
+	// each write of a stream (valid SSE).
+	FaultComments FaultKind = "sse-comments"
+	// FaultCRLF ends a stream's lines with CRLF (valid SSE).
+	FaultCRLF FaultKind = "sse-crlf"
+	// FaultNoDone ends a completions or chat stream without its
+	// "data: [DONE]" event.
+	FaultNoDone FaultKind = "no-done"
+	// FaultBadJSON corrupts the JSON of a stream's first event.
+	FaultBadJSON FaultKind = "bad-json"
 )
+
+// streamQuirk reports whether k changes how a stream is written (rather
+// than whether the request is answered).
+func (k FaultKind) streamQuirk() bool {
+	switch k {
+	case FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON:
+		return true
+	}
+	return false
+}
 
 // faultKinds are the kinds ParseFault accepts, in the order help lists
 // them.
-var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall, FaultDisconnect}
+var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall, FaultDisconnect,
+	FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON}
 
 // Fault is one injected fault and the model requests it hits: every
 // Every-th (by arrival count, 1-based), or each with probability Rate
@@ -47,8 +72,7 @@ type Fault struct {
 }
 
 // ParseFault reads a fault spec KIND:every=N or KIND:rate=P, KIND one of
-// 500, 503, 429, reset, stall and disconnect, N a positive integer, P in
-// (0, 1].
+// faultKinds, N a positive integer, P in (0, 1].
 func ParseFault(s string) (Fault, error) {
 	kind, sel, ok := strings.Cut(s, ":")
 	f := Fault{Kind: FaultKind(kind)}
@@ -111,11 +135,11 @@ func (s *Server) faultFor(seq uint64) *Fault {
 
 // inject carries out fault f on request seq, whose body has been read,
 // and reports whether the request has been dealt with (it has, unless the
-// connection could not be taken over for a reset, or f is a disconnect,
-// which the stream carries out: see admitted.cut).
+// connection could not be taken over for a reset, or f is a disconnect or
+// a stream quirk, which the stream carries out: see admitted.stream).
 func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f *Fault) bool {
-	if f.Kind == FaultDisconnect {
-		in.cut = true
+	if f.Kind == FaultDisconnect || f.Kind.streamQuirk() {
+		in.stream = f.Kind
 		return false
 	}
 	s.metrics.injected.Add(1)
@@ -156,3 +180,27 @@ func resetConn(w http.ResponseWriter) bool {
 // are left unwritten when its connection is cut: it writes the first half,
 // rounded down.
 func cutRemaining(total int) int { return total - total/2 }
+
+// quirked returns a stream write b (its events from off on; what is
+// before off is the chunk header's room) as quirk k writes it. first says
+// that b holds the stream's first event.
+func quirked(k FaultKind, b []byte, off int, first bool) []byte {
+	head, events := b[:off], b[off:]
+	switch k {
+	case FaultNoSpace:
+		events = bytes.ReplaceAll(events, []byte("data: "), []byte("data:"))
+	case FaultComments:
+		events = append([]byte(": keep-alive\n\n"), events...)
+	case FaultCRLF:
+		events = bytes.ReplaceAll(events, []byte("\n"), []byte("\r\n"))
+	case FaultNoDone:
+		events = bytes.ReplaceAll(events, []byte("data: [DONE]\n\n"), nil)
+	case FaultBadJSON:
+		if first {
+			events = bytes.Replace(events, []byte("data: {"), []byte("data: {,"), 1)
+		}
+	default:
+		return b
+	}
+	return append(append(make([]byte, 0, len(head)+len(events)+2), head...), events...)
+}

@@ -194,3 +194,28 @@ func TestBareServer(t *testing.T) {
 		t.Errorf("/v1/completions: %d", rec.status)
 	}
 }
+
+// Each stream quirk rewrites a write's events as it says, after the chunk
+// header's room, and leaves that room alone.
+func TestQuirked(t *testing.T) {
+	events := "data: {\"a\":1}\n\ndata: [DONE]\n\n"
+	tests := []struct {
+		kind  FaultKind
+		first bool
+		want  string
+	}{
+		{FaultNoSpace, true, "data:{\"a\":1}\n\ndata:[DONE]\n\n"},
+		{FaultComments, false, ": keep-alive\n\ndata: {\"a\":1}\n\ndata: [DONE]\n\n"},
+		{FaultCRLF, true, "data: {\"a\":1}\r\n\r\ndata: [DONE]\r\n\r\n"},
+		{FaultNoDone, true, "data: {\"a\":1}\n\n"},
+		{FaultBadJSON, true, "data: {,\"a\":1}\n\ndata: [DONE]\n\n"},
+		{FaultBadJSON, false, events},
+	}
+	for _, tt := range tests {
+		b := append([]byte("HEADROOM"), events...)
+		got := quirked(tt.kind, b, 8, tt.first)
+		if string(got[:8]) != "HEADROOM" || string(got[8:]) != tt.want {
+			t.Errorf("%s (first %v): %q, want %q", tt.kind, tt.first, got, "HEADROOM"+tt.want)
+		}
+	}
+}

@@ -132,7 +132,8 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	defer m.prefix.hold(-blocks)
 	m.running.Add(1)
 	defer m.running.Add(-1)
-	if in.cut {
+	switch {
+	case in.stream == FaultDisconnect:
 		m.injected.Add(1)
 		if !req.Stream {
 			resetConn(w)
@@ -143,6 +144,11 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 			total += choices[i].n
 		}
 		g.cutAt = cutRemaining(total)
+	case in.stream != "":
+		if in.stream == FaultBadJSON && req.Stream {
+			m.injected.Add(1)
+		}
+		g.quirk = in.stream
 	}
 	if req.Stream {
 		switch a {
@@ -165,7 +171,9 @@ type admitted struct {
 	reqID string    // its X-Request-Id
 	body  []byte    // its whole body
 	fail  func(*apiError)
-	cut   bool // a disconnect fault hits it: its stream is cut mid-way
+	// stream is the fault its stream carries out (a disconnect or a
+	// stream quirk), "" for none.
+	stream FaultKind
 }
 
 // admit takes in a request to a model endpoint (generation or pooling):
@@ -451,23 +459,25 @@ type generation struct {
 	timer        *time.Timer // for plain Go timer sleeps, made on first use
 
 	// Streaming state.
-	rc         *http.ResponseController // when net/http writes the response
-	raw        net.Conn                 // when the stream took its connection over (raw.go)
-	closeAfter bool                     // close raw after the stream (Connection: close)
-	rawOK      bool                     // the stream on raw completed
-	sysConn    syscall.RawConn          // raw's, for non-blocking writes
-	nonblock   bool                     // a stream loop writes raw, without blocking
-	stalled    bool                     // a non-blocking write could not write everything
-	unsent     []byte                   // what it could not write
-	nb         nbWrite                  // the non-blocking write in progress
-	nbWrite    func(fd uintptr) bool    // g.writeNB, made once
-	unrecorded int                      // pending events of the stalled write, recorded once it is out
-	stash      []byte                   // bytes read from raw meanwhile, for its next request
-	remaining  int                      // events still to write
-	cutAt      int                      // a disconnect fault cuts the stream when remaining is this (0: never)
-	cut        bool                     // the stream was cut
-	started    bool                     // the first event was written
-	loop       loopState
+	rc          *http.ResponseController // when net/http writes the response
+	raw         net.Conn                 // when the stream took its connection over (raw.go)
+	closeAfter  bool                     // close raw after the stream (Connection: close)
+	rawOK       bool                     // the stream on raw completed
+	sysConn     syscall.RawConn          // raw's, for non-blocking writes
+	nonblock    bool                     // a stream loop writes raw, without blocking
+	stalled     bool                     // a non-blocking write could not write everything
+	unsent      []byte                   // what it could not write
+	nb          nbWrite                  // the non-blocking write in progress
+	nbWrite     func(fd uintptr) bool    // g.writeNB, made once
+	unrecorded  int                      // pending events of the stalled write, recorded once it is out
+	stash       []byte                   // bytes read from raw meanwhile, for its next request
+	remaining   int                      // events still to write
+	cutAt       int                      // a disconnect fault cuts the stream when remaining is this (0: never)
+	cut         bool                     // the stream was cut
+	quirk       FaultKind                // a stream quirk fault: how the stream is written
+	quirkedOnce bool                     // the quirk has seen the stream's first write
+	started     bool                     // the first event was written
+	loop        loopState
 }
 
 // maxCoalesce bounds how many already-due events a late writer sends in one
@@ -648,6 +658,14 @@ func (g *generation) writeDue() bool {
 		}
 	}
 	g.buf = b
+	if g.quirk != "" {
+		off := 0
+		if g.raw != nil {
+			off = chunkRoom
+		}
+		b = quirked(g.quirk, b, off, !g.quirkedOnce)
+		g.quirkedOnce = true
+	}
 	switch {
 	case g.nonblock:
 		if g.tryWrite(g.frame(b)) != nil {
