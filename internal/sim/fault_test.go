@@ -219,3 +219,23 @@ func TestQuirked(t *testing.T) {
 		}
 	}
 }
+
+// A disconnect on a pooling request (which does not stream) is a reset.
+func TestFaultDisconnectPooling(t *testing.T) {
+	cfg := testConfig()
+	cfg.Faults = []Fault{{Kind: FaultDisconnect, Every: 1}}
+	s, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Post(s.URL()+"/v1/embeddings", "application/json", strings.NewReader(`{"input":"a"}`))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("answered %d", resp.StatusCode)
+	}
+	if n := s.Stats().InjectedFailures; n != 1 {
+		t.Errorf("%d injected, want 1", n)
+	}
+}

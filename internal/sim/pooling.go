@@ -53,6 +53,11 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind int) 
 		return
 	}
 	m := s.metrics
+	if in.stream == FaultDisconnect { // no stream to cut: a reset
+		m.injected.Add(1)
+		resetConn(w)
+		return
+	}
 	var req poolRequest
 	if err := json.Unmarshal(in.body, &req); err != nil {
 		in.fail(badRequest("invalid JSON request body: %v", err))
