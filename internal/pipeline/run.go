@@ -246,6 +246,9 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		return nil, err
 	}
 	pr.closers = append(pr.closers, func() { client.Close() })
+	if sc.Target.Insecure {
+		env.observer().Diagnostic("WARNING: TLS certificate verification is off (--insecure, target.insecure): the server's identity is not checked")
+	}
 	// The ready check and the warmups send request 0 with the run's model
 	// (vLLM's test input), whatever LoRA module request 0 gets.
 	first := stream.First()
