@@ -155,20 +155,8 @@ func loadClip(path string) (*AudioClip, error) {
 
 // readAudioLines reads a custom_audio JSONL file.
 func readAudioLines(path string) ([]audioLine, error) {
-	if !strings.HasSuffix(path, ".jsonl") {
-		return nil, fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the custom_audio dataset", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var lines []audioLine
-	err = eachLine(path, f, func(n int, b []byte) error {
-		var obj map[string]json.RawMessage
-		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
-			return invalidJSON(b)
-		}
+	err := eachJSONLObject(path, "custom_audio", func(n int, obj map[string]json.RawMessage) error {
 		l := audioLine{outputTokens: -1, line: n}
 		if raw, ok := obj["prompt"]; ok && string(raw) != "null" {
 			if raw[0] != '"' || json.Unmarshal(raw, &l.prompt) != nil {
@@ -196,4 +184,26 @@ func readAudioLines(path string) ([]audioLine, error) {
 		return nil, fmt.Errorf("%s: the file is empty: expected JSON lines with an \"audio\" path", path)
 	}
 	return lines, nil
+}
+
+// eachJSONLObject calls f with the number and the members of each
+// non-blank line of the JSON Lines file path (of dataset kind, for the
+// error on another file type), each of which must be a JSON object;
+// errors are eachLine's, naming the file and line.
+func eachJSONLObject(path, kind string, f func(n int, obj map[string]json.RawMessage) error) error {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the %s dataset", path, kind)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	return eachLine(path, file, func(n int, b []byte) error {
+		var obj map[string]json.RawMessage
+		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
+			return invalidJSON(b)
+		}
+		return f(n, obj)
+	})
 }

@@ -127,20 +127,8 @@ type imageLine struct {
 
 // readImageLines reads a custom_image JSONL file.
 func readImageLines(path string) ([]imageLine, error) {
-	if !strings.HasSuffix(path, ".jsonl") {
-		return nil, fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the custom_image dataset", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var lines []imageLine
-	err = eachLine(path, f, func(n int, b []byte) error {
-		var obj map[string]json.RawMessage
-		if b[0] != '{' || json.Unmarshal(b, &obj) != nil {
-			return invalidJSON(b)
-		}
+	err := eachJSONLObject(path, "custom_image", func(n int, obj map[string]json.RawMessage) error {
 		l := imageLine{line: n}
 		if raw, ok := obj["content"]; ok {
 			var err error

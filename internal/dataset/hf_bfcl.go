@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -151,27 +150,19 @@ func bfclCategory(ctx context.Context, repo hfRepo, category string) ([]*py.Obje
 	}
 	defer f.Close()
 	var rows []*py.Object
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		v, err := py.Loads([]byte(text))
+	err = eachLine(repo.Display(name), f, func(_ int, b []byte) error {
+		v, err := py.Loads(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", repo.Display(name), line, err)
+			return err
 		}
 		o, ok := v.(*py.Object)
 		if !ok {
-			return nil, fmt.Errorf("%s:%d: a row is %s, expected a JSON object", repo.Display(name), line, hfKind(v))
+			return fmt.Errorf("a row is %s, expected a JSON object", hfKind(v))
 		}
 		rows = append(rows, o)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", repo.Display(name), err)
-	}
-	return rows, nil
+		return nil
+	})
+	return rows, err
 }
 
 // bfclRequest maps one BFCL row to its request, or reports that vLLM
