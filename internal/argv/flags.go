@@ -135,6 +135,8 @@ type namespace struct {
 	resultDir, resultFilename, label                    string
 	metadata                                            scenario.Metadata
 
+	// streamCounting is vbench's --stream-counting ("" when not given).
+	streamCounting string
 	// scrapeInterval is vbench's --scrape-interval (nil: not given).
 	scrapeInterval *float64
 	// plotTimeline is --plot-timeline; itlThresholds is the text of
@@ -473,6 +475,9 @@ var flags = []*flagDef{
 	{name: "--scrape-interval", arity: arityOne, metavar: "SECONDS", def: "None", vbenchOnly: true, paths: []string{"metrics.scrape_interval"},
 		help: "vbench only: sample the server's KV-cache usage and running and waiting requests from /metrics every SECONDS during the run, into the records and the \"vbench\" object (0 = off; default: off, every 1 s with --plot-timeline)",
 		set:  setFloatPtr(func(n *namespace) **float64 { return &n.scrapeInterval })},
+	{name: "--stream-counting", arity: arityOne, metavar: "STR", def: "vllm", choices: []string{"vllm", "exact"}, vbenchOnly: true, paths: []string{"target.stream_counting"},
+		help: "vbench only: how streamed chunks count. vllm: as vLLM's client, every chunk with choices is a token arrival and usage is read only from a chunk without choices; exact: only chunks with text are arrivals and usage is read wherever the server puts it",
+		set:  func(n *namespace, v []string) error { n.streamCounting = v[0]; return nil }},
 	{name: "--vbench-extras", arity: arityZero, def: "False", vbenchOnly: true,
 		help: `vbench only: add the "vbench" object (version, scenario hash, scenario) to the result JSON and write the per-request records JSONL next to it`,
 		set:  func(n *namespace, _ []string) error { n.extras = true; return nil }},

@@ -117,6 +117,8 @@ func formattable(s *scenario.Scenario) error {
 		return dsErr
 	case slices.ContainsFunc(t.LoraModules, func(m string) bool { return m == "" || strings.HasPrefix(m, "-") }):
 		return no("target.lora_modules", "vllm bench serve cannot take an empty LoRA module name or one that starts with \"-\" (argparse reads it as an option)")
+	case t.StreamCounting == "exact":
+		return no("target.stream_counting", "vllm bench serve counts chunks as vLLM's client does (vbench only: vbench serve --stream-counting exact, or vbench run)")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:

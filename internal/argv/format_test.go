@@ -142,7 +142,7 @@ func TestFormatErrors(t *testing.T) {
 		{"dataset: sonnet: {}\n", "dataset.sonnet.path: vllm bench serve needs --dataset-path for sonnet"},
 		{"dataset: custom: {path: \"p.jsonl\", enable_multimodal_chat: true}\n", "dataset.custom.enable_multimodal_chat: vbench serve does not support --enable-multimodal-chat yet"},
 
-		{"target: headers: {\" a\": \"b\"}\n", `target.headers " a": has no vllm bench serve form`},
+		{"target: headers: {\"a\": \" b\"}\n", `target.headers "a": has no vllm bench serve form`},
 		{"output: metadata: {\"a=b\": \"c\"}\n", `output.metadata "a=b": has no vllm bench serve form`},
 		{"load: ramp_up: {strategy: \"linear\", start_rps: 1, end_rps: 2}\n", ""},
 	} {

@@ -167,6 +167,9 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 			if f.name == "--header" {
 				break // header values may hold secrets: name the flag only
 			}
+			if f.name == "--base-url" {
+				v = scenario.RedactURL(v) // no password
+			}
 			if v == "" || strings.ContainsAny(v, pySpace) {
 				v = py.ReprString(v)
 			}
@@ -300,6 +303,9 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	t := &sc.Target
 	t.Backend, t.BaseURL, t.Host, t.Port, t.Endpoint = n.backend, n.baseURL, n.host, int(n.port), n.endpoint
 	t.Headers, t.Model, t.ServedModelName, t.Insecure = n.headers, n.model, n.servedModelName, n.insecure
+	if n.streamCounting == "exact" { // "vllm" is the default, left unset
+		t.StreamCounting = n.streamCounting
+	}
 	t.Profile, t.LoraModules, t.LoraAssignment = n.profile, n.loraModules, n.loraAssignment
 	if n.requestIDPrefix != nil {
 		t.RequestIDPrefix = *n.requestIDPrefix

@@ -72,6 +72,7 @@ func (audio) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 func (audio) Decode(data, text []byte) (Message, []byte, error) {
 	var m Message
 	text, err := decodeChunk(data, true, text, &m)
+	m.Chunk = true
 	m.HasPromptTokens, m.PromptTokens = false, 0
 	return m, text, err
 }

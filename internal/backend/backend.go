@@ -73,6 +73,14 @@ type Config struct {
 	// TraceContext sends a W3C traceparent header, with a trace id of its
 	// own, on every request prepared with ids (see traceparent.go).
 	TraceContext bool
+	// ExactCounting counts a streamed chunk as a token arrival only when
+	// it carries text, and reads usage counts from any chunk. Without it
+	// vbench counts as vLLM's client does: every chunk with a non-empty
+	// choices array is a token arrival (a chunk with only a role or a
+	// finish reason too), and usage is read only from a chunk without
+	// choices (usage in the last content chunk is ignored, and the output
+	// is counted by tokenizing its text).
+	ExactCounting bool
 	// LastByte, when set, receives the time (on the clock Send is given)
 	// of every response message read, for a progress display that shows a
 	// stalled server: one atomic store per message.
@@ -88,7 +96,8 @@ type Client struct {
 	opts   PayloadOptions
 	http   *http.Client
 	header http.Header
-	h1     *h1Client // the lean HTTP/1.1 path; nil: net/http (https, proxies)
+	h1     *h1Client         // the lean HTTP/1.1 path; nil: net/http (https, proxies)
+	redact *strings.Replacer // the secrets to keep out of error texts (nil: none); see secrets.go
 }
 
 // New validates cfg and returns a Client.
@@ -126,7 +135,8 @@ func New(cfg Config) (*Client, error) {
 		base.Set(kind.APIKeyHeader, cfg.APIKey)
 	}
 	h := requestHeader(base, cfg.APIKey, cfg.Headers)
-	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, http: &http.Client{Transport: tr, Timeout: cfg.Timeout}, header: h,
+	c := &Client{dial: d, cfg: cfg, kind: kind, codec: kind.Codec, header: h, redact: newRedactor(cfg.APIKey, cfg.Headers),
+		http: &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirect},
 		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody, Boundary: boundary}}
 	if u, err := url.Parse(cfg.URL); err == nil {
 		c.h1 = newH1Client(u, h, cfg, d.DialContext)
@@ -253,8 +263,18 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 // the run's monotonic clock. Send never returns an error: failures are data.
 //
 // Plain http:// URLs without a proxy go through a lean HTTP/1.1 client
-// (h1.go); everything else through net/http. Both fill rec the same way.
+// (h1.go); everything else through net/http. Both fill rec the same way,
+// follow no redirect (a 3xx answer fails the request) and keep the API
+// key and header values out of the error text (see secrets.go).
 func (c *Client) Send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
+	c.send(ctx, p, rec, now)
+	if rec.Error != "" && c.redact != nil {
+		rec.Error = c.redact.Replace(rec.Error)
+	}
+}
+
+// send is Send but for the redaction of the error text.
+func (c *Client) send(ctx context.Context, p *Prepared, rec *record.Record, now func() time.Duration) {
 	rec.RequestID = p.id
 	rec.TraceID = p.traceID
 	rec.PromptLen = p.promptLen
@@ -321,7 +341,7 @@ func (c *Client) startStream(rec *record.Record, p *Prepared, metadata func() []
 	if !c.kind.Stream {
 		what = "response body"
 	}
-	st := stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb, lastByte: c.cfg.LastByte}
+	st := stream{rec: rec, codec: c.codec, what: what, text: (*tb)[:0], pooled: tb, lastByte: c.cfg.LastByte, exact: c.cfg.ExactCounting}
 	if p.format != formatJSON {
 		raw, err := newRawBody(int(p.format), metadata(), p.promptLen)
 		st.codec, st.err = raw, err
@@ -391,15 +411,19 @@ type stream struct {
 	pooled *[]byte // the textPool entry text came from
 
 	lastByte *atomic.Int64 // Config.LastByte
+	exact    bool          // Config.ExactCounting
 }
 
 // message handles one response message received at t (taken when the read
 // that completed it returned, before any parsing): an SSE message's data,
 // or a non-streaming kind's whole body. The codec decodes it with one call;
 // a message with output is a chunk (its time is recorded, its text
-// appended); usage counts are read wherever they are (vLLM reads them only
-// from a chunk without choices; some servers put them in the last content
-// chunk). It returns false to stop reading at an invalid message.
+// appended). For OpenAI-style chunks Config.ExactCounting decides what
+// counts: by default vLLM's rules (every chunk with choices is a token
+// arrival; usage is read only from a chunk without choices), else only a
+// chunk with text is an arrival and usage is read wherever it is (some
+// servers put it in the last content chunk). It returns false to stop
+// reading at an invalid message.
 func (st *stream) message(data []byte, t time.Duration) bool {
 	if st.lastByte != nil {
 		st.lastByte.Store(int64(t))
@@ -410,6 +434,7 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 	if bytes.Equal(data, doneMarker) {
 		return true
 	}
+	n := len(st.text)
 	m, text, err := st.codec.Decode(data, st.text)
 	st.text = text
 	if err != nil {
@@ -417,6 +442,13 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 		return false
 	}
 	rec := st.rec
+	if m.Chunk {
+		if st.exact {
+			m.Output = len(text) > n || m.Reasoning
+		} else if m.Output {
+			m.HasOutputTokens, m.HasPromptTokens, m.HasReasoningTokens = false, false, false
+		}
+	}
 	if m.Output {
 		rec.Chunks = append(rec.Chunks, t)
 		rec.End = t
@@ -449,17 +481,19 @@ func (st *stream) message(data []byte, t time.Duration) bool {
 }
 
 // statusError is vLLM's error text for a non-200 response (the reason
-// phrase), followed by the start of the body so the cause is visible.
+// phrase), followed by the start of the body so the cause is visible, and
+// for a redirect, where it pointed (see redirectNote).
 func statusError(resp *http.Response) string {
 	reason := http.StatusText(resp.StatusCode)
 	if reason == "" {
 		reason = resp.Status
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	note := redirectNote(resp.StatusCode, resp.Header.Get("Location"))
 	if b := strings.TrimSpace(string(body)); b != "" {
-		return reason + ": " + b
+		return reason + ": " + b + note
 	}
-	return reason
+	return reason + note
 }
 
 // requestError is the error text of a transport failure; one that hit the

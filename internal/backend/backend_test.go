@@ -152,23 +152,32 @@ func TestSend(t *testing.T) {
 		body                    string
 		want                    record.Record
 		chunks                  int
+		exact                   bool // Config.ExactCounting
 	}{
 		{"completions", "openai", "/v1/completions", 200, completions,
-			record.Record{Success: true, GeneratedText: "ab", PromptLen: 11, OutputTokens: 3, Status: 200}, 3},
+			record.Record{Success: true, GeneratedText: "ab", PromptLen: 11, OutputTokens: 3, Status: 200}, 3, false},
+		// Exact counting skips the chunk with empty text.
+		{"completions, exact counting", "openai", "/v1/completions", 200, completions,
+			record.Record{Success: true, GeneratedText: "ab", PromptLen: 11, OutputTokens: 3, Status: 200}, 2, true},
+		// vLLM's client ignores usage in a chunk with choices: the
+		// request's prompt length stays, and the output is counted
+		// from the text later; the role chunk is an arrival.
 		{"chat with usage in the last content chunk", "openai-chat", "/v1/chat/completions", 200, chat,
-			record.Record{Success: true, GeneratedText: "xy", PromptLen: 9, OutputTokens: 2, Status: 200}, 3},
+			record.Record{Success: true, GeneratedText: "xy", PromptLen: 4, OutputTokens: 0, Status: 200}, 3, false},
+		{"chat with usage in the last content chunk, exact counting", "openai-chat", "/v1/chat/completions", 200, chat,
+			record.Record{Success: true, GeneratedText: "xy", PromptLen: 9, OutputTokens: 2, Status: 200}, 2, true},
 		{"server error", "openai", "/v1/completions", 500, `{"message":"boom"}`,
-			record.Record{Error: `Internal Server Error: {"message":"boom"}`, PromptLen: 4, Status: 500}, 0},
+			record.Record{Error: `Internal Server Error: {"message":"boom"}`, PromptLen: 4, Status: 500}, 0, false},
 		{"usage only", "openai", "/v1/completions", 200, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":0}}\n\ndata: [DONE]\n\n",
-			record.Record{Error: "Never received a valid chunk to calculate TTFT.This response will be marked as failed!", PromptLen: 4, Status: 200}, 0},
+			record.Record{Error: "Never received a valid chunk to calculate TTFT.This response will be marked as failed!", PromptLen: 4, Status: 200}, 0, false},
 		{"bad JSON", "openai", "/v1/completions", 200, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {oops\n\n",
-			record.Record{Error: "invalid JSON in SSE message", PromptLen: 4, Status: 200, GeneratedText: "a"}, 1},
+			record.Record{Error: "invalid JSON in SSE message", PromptLen: 4, Status: 200, GeneratedText: "a"}, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, capture := streamServer(t, tt.status, tt.body)
 			c, err := New(Config{Backend: tt.backend, URL: srv.URL + tt.endpoint, Model: "m",
-				Headers: map[string]string{"X-Secret": "s3"}, APIKey: "k"})
+				Headers: map[string]string{"X-Secret": "s3"}, APIKey: "k", ExactCounting: tt.exact})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -56,6 +56,7 @@ type toolSender interface{ sendsTools() }
 func (chat) Decode(data, text []byte) (Message, []byte, error) {
 	var m Message
 	text, err := decodeChunk(data, true, text, &m)
+	m.Chunk = true
 	return m, text, err
 }
 

@@ -49,6 +49,7 @@ func (completions) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error
 func (completions) Decode(data, text []byte) (Message, []byte, error) {
 	var m Message
 	text, err := decodeChunk(data, false, text, &m)
+	m.Chunk = true
 	return m, text, err
 }
 

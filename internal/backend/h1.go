@@ -594,6 +594,7 @@ type h1Response struct {
 	extra  bool  // bytes followed the body: the connection is not reusable
 
 	metadata []byte // a copy of the "metadata" header's value (pooling usage), nil when none
+	location []byte // a copy of a redirect's "Location" header's value, nil when none
 }
 
 // read reads from the connection behind the buffered bytes, making room
@@ -690,8 +691,9 @@ func (r *h1Response) parseHead(head []byte) error {
 	r.statusLine = sl
 	r.keepAlive = minor == '1'
 	r.mode, r.remain, r.state = bodyClose, 0, chunkSize
-	chunked, haveLength := false, false
-	r.metadata = nil
+	chunked, haveLength, closing := false, false, false
+	r.metadata, r.location = nil, nil
+	redirect := isRedirect(r.status)
 	var length int64
 	for len(rest) > 0 {
 		line, rest = cutLine(rest)
@@ -726,17 +728,22 @@ func (r *h1Response) parseHead(head []byte) error {
 			chunked = true
 		case len(name) == len("metadata") && bytes.EqualFold(name, []byte("metadata")):
 			r.metadata = bytes.Clone(value)
+		case redirect && r.location == nil && bytes.EqualFold(name, []byte("Location")):
+			r.location = bytes.Clone(value) // the first, as net/http's Header.Get
 		case bytes.EqualFold(name, []byte("Connection")):
 			for _, tok := range bytes.Split(value, []byte{','}) {
 				tok = bytes.Trim(tok, " \t")
 				switch {
 				case bytes.EqualFold(tok, []byte("close")):
-					r.keepAlive = false
+					closing = true // whatever other tokens say, as net/http
 				case bytes.EqualFold(tok, []byte("keep-alive")) && minor == '0':
 					r.keepAlive = true
 				}
 			}
 		}
+	}
+	if closing {
+		r.keepAlive = false
 	}
 	switch {
 	case r.status < 200 || r.status == http.StatusNoContent || r.status == http.StatusNotModified:
@@ -972,7 +979,8 @@ func (r *h1Response) readWhole(t time.Duration, now func() time.Duration, fn fun
 }
 
 // statusError is statusError's text for the response: the reason phrase,
-// then the start of the body. The connection is not reused afterwards.
+// then the start of the body, and for a redirect where it pointed. The
+// connection is not reused afterwards.
 func (r *h1Response) statusError() string {
 	reason := http.StatusText(r.status)
 	if reason == "" {
@@ -991,8 +999,9 @@ func (r *h1Response) statusError() string {
 		}
 	}
 	body := r.s.buf[r.s.start:r.s.end]
+	note := redirectNote(r.status, string(r.location))
 	if b := strings.TrimSpace(string(body[:min(len(body), 512)])); b != "" {
-		return reason + ": " + b
+		return reason + ": " + b + note
 	}
-	return reason
+	return reason + note
 }

@@ -43,9 +43,16 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if len(d.ready) > 0 && d.clock().Sub(d.at) > preconnectMaxAge {
 		d.closeLocked()
 	}
-	if addr == d.addr && len(d.ready) > 0 {
+	for addr == d.addr && len(d.ready) > 0 {
 		c := d.ready[len(d.ready)-1]
 		d.ready = d.ready[:len(d.ready)-1]
+		// The server may have closed or reset it meanwhile (a server
+		// at its connection limit resets the surplus at once): one
+		// non-blocking look before it carries a request.
+		if newH1Peek(c).gone() {
+			_ = c.Close()
+			continue
+		}
 		d.mu.Unlock()
 		return c, nil
 	}

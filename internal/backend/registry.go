@@ -128,6 +128,11 @@ type Message struct {
 	// output_tokens_details.reasoning_tokens), when it sent one.
 	HasReasoningTokens bool
 	ReasoningTokens    int
+	// Chunk reports an OpenAI-style streamed chunk (completions, chat,
+	// audio): Output is then a non-empty choices array, and vLLM's client
+	// reads the usage only from a chunk without choices (see
+	// Config.ExactCounting).
+	Chunk bool
 }
 
 // PayloadOptions are the run-wide settings a payload uses.

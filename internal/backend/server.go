@@ -56,7 +56,8 @@ type ServerOptions struct {
 // Every call carries User-Agent vbench/<version>, the API key and the
 // headers of its options, as the timed requests do. (vLLM's /tokenize
 // calls carry none of these; a server behind an authenticating gateway
-// would refuse them.)
+// would refuse them.) They go to the server's origin only: a redirect
+// elsewhere is not followed, and its answer is an error.
 //
 // /tokenize speaks vLLM's dialect ({"model", "prompt",
 // "add_special_tokens": false}) and llama.cpp's ({"content",
@@ -70,7 +71,8 @@ type ServerAPI struct {
 	header  http.Header
 	timeout time.Duration
 	http    *http.Client
-	dialect *atomic.Int32 // a tokenizeDialect, shared by the WithModel copies
+	dialect *atomic.Int32     // a tokenizeDialect, shared by the WithModel copies
+	redact  *strings.Replacer // the secrets to keep out of error texts (nil: none); see secrets.go
 }
 
 // tokenizeDialect is the body a server's /tokenize understands.
@@ -101,8 +103,14 @@ func NewServerAPIWith(base string, o ServerOptions) (*ServerAPI, error) {
 	}
 	h := requestHeader(http.Header{}, o.APIKey, o.Headers)
 	return &ServerAPI{base: strings.TrimSuffix(base, "/"), model: o.Model, header: h, timeout: o.Timeout,
-		http: &http.Client{Transport: tr, Timeout: o.Timeout}, dialect: new(atomic.Int32)}, nil
+		http:    &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: sameOriginRedirect},
+		dialect: new(atomic.Int32), redact: newRedactor(o.APIKey, o.Headers)}, nil
 }
+
+// CloseIdleConnections closes the client's idle keep-alive connections,
+// so that they do not stay open through a run beside the benchmark's own;
+// later calls dial again.
+func (s *ServerAPI) CloseIdleConnections() { s.http.CloseIdleConnections() }
 
 // Base returns the server's base URL for messages: its password, if
 // any, redacted.
@@ -136,7 +144,7 @@ func (s *ServerAPI) Dialect() string {
 // /tokenize requests; it shares s's HTTP client, and so its connections,
 // and the /tokenize dialect any of them found.
 func (s *ServerAPI) WithModel(model string) *ServerAPI {
-	return &ServerAPI{base: s.base, model: model, header: s.header, timeout: s.timeout, http: s.http, dialect: s.dialect}
+	return &ServerAPI{base: s.base, model: model, header: s.header, timeout: s.timeout, http: s.http, dialect: s.dialect, redact: s.redact}
 }
 
 // Models returns the first model's id (the payload name) and root (the
@@ -211,7 +219,7 @@ func (s *ServerAPI) Profile(ctx context.Context, path string) error {
 	// take far longer than the bound of a tokenizer call: only ctx bounds
 	// these calls (vLLM's client gives them hours).
 	long := *s
-	long.http = &http.Client{Transport: s.http.Transport}
+	long.http = &http.Client{Transport: s.http.Transport, CheckRedirect: sameOriginRedirect}
 	return long.do(req, nil)
 }
 
@@ -312,8 +320,15 @@ func (s *ServerAPI) post(ctx context.Context, path string, in, out any) error {
 }
 
 // do sends req with the client's headers and decodes a 200 answer's JSON
-// body into out (nil: the body is read and dropped).
+// body into out (nil: the body is read and dropped). Redirects are
+// followed within the server's origin only; the API key and header values
+// never appear in its errors (see secrets.go).
 func (s *ServerAPI) do(req *http.Request, out any) error {
+	return redactError(s.redact, s.exchange(req, out))
+}
+
+// exchange is do but for the redaction of its errors.
+func (s *ServerAPI) exchange(req *http.Request, out any) error {
 	for k, v := range s.header {
 		req.Header[k] = v
 	}

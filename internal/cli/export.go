@@ -32,6 +32,11 @@ func newExportCmd(p Process) *cobra.Command {
 		Example: exportExamples,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "cue", "json", "yaml", "argv":
+			default:
+				return usageErr(fmt.Errorf("--format %s: unknown format (want cue, json, yaml or argv)", format))
+			}
 			sc, err := sf.load(p, args)
 			if err != nil {
 				return err

@@ -46,6 +46,15 @@ func traceproxy(ts *testscript.TestScript, neg bool, args []string) {
 // response whole once it has arrived: the tests are about requests, not
 // streaming.
 func startProxy(ts *testscript.TestScript, name string, seen func(r *http.Request, body []byte)) {
+	startProxyAnswering(ts, name, func(_ http.ResponseWriter, r *http.Request, body []byte) bool {
+		seen(r, body)
+		return false
+	})
+}
+
+// startProxyAnswering is startProxy with a handler that may answer a
+// request itself instead: answer returns true when it has.
+func startProxyAnswering(ts *testscript.TestScript, name string, answer func(w http.ResponseWriter, r *http.Request, body []byte) bool) {
 	target, err := url.Parse(ts.Getenv("SIM_URL"))
 	if err != nil || target.Host == "" {
 		ts.Fatalf("the proxy needs $SIM_URL (simserve first): %v", err)
@@ -57,7 +66,9 @@ func startProxy(ts *testscript.TestScript, name string, seen func(r *http.Reques
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		seen(r, body)
+		if answer(w, r, body) {
+			return
+		}
 		u := *target
 		u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
 		req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, u.String(), bytes.NewReader(body))

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ type BurstGPTRow struct {
 // counts that are not whole non-negative numbers (vLLM's int() would
 // truncate a fractional count; vbench refuses it).
 func ReadBurstGPTFile(path string) ([]BurstGPTRow, error) {
-	f, err := os.Open(path)
+	f, err := openDataFile("burstgpt", path, "a CSV with BurstGPT's header "+burstGPTHeader)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -131,7 +130,7 @@ func ReadCustomFile(path string) ([]CustomLine, error) {
 	if !strings.HasSuffix(path, ".jsonl") {
 		return nil, fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the custom dataset", path)
 	}
-	f, err := os.Open(path)
+	f, err := openDataFile("custom", path, `JSON lines, each an object with a "prompt" string`)
 	if err != nil {
 		return nil, err
 	}

@@ -194,7 +194,7 @@ func eachJSONLObject(path, kind string, f func(n int, obj map[string]json.RawMes
 	if !strings.HasSuffix(path, ".jsonl") {
 		return fmt.Errorf("%s: only JSONL files (named *.jsonl) are supported for the %s dataset", path, kind)
 	}
-	file, err := os.Open(path)
+	file, err := openDataFile(kind, path, "JSON lines, one object per request")
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,21 @@ func readJSONRows(ctx context.Context, name, p string) iter.Seq2[hfRow, error] {
 			return
 		}
 		defer closeR()
+		if r != io.Reader(f) {
+			// A truncated or corrupt compressed file would otherwise show
+			// as invalid JSON at its last line, or as the decompressor's
+			// bare error: say what it is.
+			cr := &readErrReader{r: r}
+			r = cr
+			inner := yield
+			yield = func(row hfRow, err error) bool {
+				if err != nil && cr.err != nil {
+					c := compressionOf(name, p)
+					err = fmt.Errorf("%s: truncated or corrupt %s data (%v): expected a whole %s-compressed file, as its extension says", name, c, cr.err, c)
+				}
+				return inner(row, err)
+			}
+		}
 		br := bufio.NewReaderSize(r, 1<<20)
 		head, _ := br.Peek(512)
 		head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
@@ -91,6 +106,32 @@ func decompressed(name, p string, f io.Reader) (io.Reader, func(), error) {
 	}
 	return f, func() {}, nil
 }
+
+// readErrReader is a reader that keeps its first error other than io.EOF.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrReader) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// compressionOf names the compression decompressed reads a file with.
+func compressionOf(name, p string) string {
+	ext := path.Ext(p)
+	if _, ok := compressionNames[ext]; !ok {
+		ext = path.Ext(name)
+	}
+	return compressionNames[ext]
+}
+
+// compressionNames names the compressions by file extension.
+var compressionNames = map[string]string{".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".lz4": "lz4", ".xz": "xz"}
 
 // jsonListRows yields the elements of a JSON list.
 func jsonListRows(ctx context.Context, name string, data []byte, yield func(hfRow, error) bool) {

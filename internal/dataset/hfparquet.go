@@ -356,6 +356,10 @@ func readParquetRowsN(ctx context.Context, name, p string, maxWorkers int) iter.
 			yield(nil, fmt.Errorf("%s: the file is empty; expected a parquet file", name))
 			return
 		}
+		if err := parquetMagic(f, st.Size()); err != nil {
+			yield(nil, fmt.Errorf("%s: not a readable parquet file: %v", name, err))
+			return
+		}
 		pf, err := openParquet(f, st.Size())
 		if err != nil {
 			yield(nil, fmt.Errorf("%s: not a readable parquet file: %v", name, err))
@@ -453,6 +457,28 @@ func openParquet(f *os.File, size int64) (pf *parquet.File, err error) {
 		}
 	}
 	return pf, err
+}
+
+// parquetMagic checks that the file starts and ends with parquet's magic
+// "PAR1", saying what is wrong otherwise: a truncated parquet file (a
+// download or copy cut short) or no parquet file at all.
+func parquetMagic(f io.ReaderAt, size int64) error {
+	var head, tail [4]byte
+	if size >= 8 {
+		if _, err := f.ReadAt(head[:], 0); err != nil {
+			return err
+		}
+		if _, err := f.ReadAt(tail[:], size-4); err != nil {
+			return err
+		}
+	}
+	switch {
+	case string(head[:]) == "PAR1" && string(tail[:]) == "PAR1":
+		return nil
+	case string(head[:]) == "PAR1":
+		return errors.New("truncated (it starts with the magic PAR1 but does not end with it): expected a whole parquet file, copy or download it again")
+	}
+	return errors.New("no magic PAR1 at its start: expected a parquet file, as its extension says")
 }
 
 // oneLine is a recovered panic's value as one line.

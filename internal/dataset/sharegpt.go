@@ -218,9 +218,9 @@ func ShareGPT(ctx context.Context, path string, spec ShareGPTSpec, env Env) ([]R
 // readShareGPT reads the file's entries, keeping those with at least two
 // turns, and returns them with the number of entries in the file.
 func readShareGPT(path string) ([]shareGPTEntry, int, error) {
-	data, err := os.ReadFile(path)
+	data, err := readDataFile("sharegpt", path, "a JSON list of conversations")
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the sharegpt file: %w", err)
+		return nil, 0, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, 0, fmt.Errorf("%s: the file is empty; expected a JSON list of conversations", path)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -84,7 +83,7 @@ var maxSonnetRejections = 100000
 func SonnetLines(path string) ([]string, error) {
 	text := sonnetText
 	if path != "" {
-		b, err := os.ReadFile(path)
+		b, err := readDataFile("sonnet", path, "a text file, lines of a poem")
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/tokenizer"
@@ -113,7 +112,7 @@ func ReadSpecBenchFile(path, category string) ([]CustomLine, error) {
 
 // readSpecBenchFile is ReadSpecBenchFile, with the number of lines read.
 func readSpecBenchFile(path, category string) ([]CustomLine, int, error) {
-	f, err := os.Open(path)
+	f, err := openDataFile("spec_bench", path, `SpecBench's question.jsonl, JSON lines with a "turns" list`)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +99,7 @@ func (s timedTraceSource) Requests(ctx context.Context, env Env) iter.Seq2[Reque
 		}
 		fmt.Fprintf(env.Stdout, "timed-trace: chunk_size: %d, sec_multiplier: %s, label_ts: \"%s\", label_input_length: \"%s\", label_output_length: \"%s\", label_hash_ids: \"%s\"\n",
 			t.ChunkHashSize, py.Repr(t.SecMultiplier), t.LabelTimestamp, t.LabelInputLength, t.LabelOutputLength, t.LabelHashIDs)
-		f, err := os.Open(t.Path)
+		f, err := openDataFile("timed_trace", t.Path, "a JSONL trace, one request per line")
 		if err != nil {
 			yield(Request{}, err)
 			return

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,7 +133,11 @@ func CompareFiles(inputs []string, opt CompareOptions) (*report.ExperimentSummar
 func resultFiles(in string) ([]string, error) {
 	fi, err := os.Stat(in)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %v (want a result JSON file or a directory of them)", in, err)
 	}
 	if !fi.IsDir() {
 		return []string{in}, nil

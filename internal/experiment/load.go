@@ -94,6 +94,9 @@ func readResult(path string, r io.Reader, samples bool, recs []*record.Record) (
 		if errors.Is(err, report.ErrTrailingData) {
 			return nil, fmt.Errorf("%s holds several results (written with --append-result?): give one result per file (%w)", path, err)
 		}
+		if msg, ok := strings.CutPrefix(err.Error(), "decode json: "); ok {
+			return nil, fmt.Errorf("%s: invalid JSON (%s): want a result JSON of vbench or vllm bench serve", path, msg)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	obj, ok := v.(*report.Object)

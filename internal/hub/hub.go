@@ -17,8 +17,9 @@
 // The environment is read as huggingface_hub reads it: HF_ENDPOINT (the
 // Hub's URL), HF_TOKEN (else the file $HF_TOKEN_PATH or $HF_HOME/token),
 // and HF_HUB_OFFLINE=1 (or TRANSFORMERS_OFFLINE=1), which answers from
-// the cache only. The token is sent as a bearer token and never appears
-// in an error or a message.
+// the cache only. The token is sent as a bearer token, to the endpoint's
+// origin only (a redirect to another host, scheme or port goes without
+// it), and never appears in an error or a message.
 package hub
 
 import (
@@ -36,6 +37,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/atomicfile"
+	"github.com/vbench/vbench/internal/origin"
 )
 
 // DefaultEndpoint is the Hub's URL when HF_ENDPOINT is not set.
@@ -349,6 +351,39 @@ func (c *Client) httpClient() *http.Client {
 	return &http.Client{}
 }
 
+// maxRedirects bounds a chain of redirects, as net/http's default does.
+const maxRedirects = 10
+
+// followClient is the client for a download or a listing: it follows
+// redirects, which the Hub answers with for renamed repositories (on the
+// Hub) and for large files (to their storage, another host), but sends
+// the token only as long as the chain stays at the endpoint's origin (see
+// sameOrigin): from the first request that leaves it on, the request goes
+// without the Authorization header, as huggingface_hub's (requests')
+// does. net/http alone would keep the header for another port of the same
+// host, or for a subdomain.
+func (c *Client) followClient() *http.Client {
+	hc := *c.httpClient()
+	hc.CheckRedirect = dropTokenOffOrigin
+	return &hc
+}
+
+// dropTokenOffOrigin is followClient's redirect policy; req is the next
+// request of the chain via.
+func dropTokenOffOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	left := !origin.Same(via[0].URL, req.URL)
+	for _, r := range via[1:] {
+		left = left || !origin.Same(via[0].URL, r.URL)
+	}
+	if left {
+		req.Header.Del("Authorization")
+	}
+	return nil
+}
+
 // stallReader resets a stall timer on every read that returns data.
 type stallReader struct {
 	r     io.Reader
@@ -392,9 +427,10 @@ func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Reques
 	return req, nil
 }
 
-// head asks the Hub for a file's commit and ETag. Relative redirects
-// (renamed repositories) are followed; a redirect to another host (the
-// storage of large files) is not, since the metadata is on it already.
+// head asks the Hub for a file's commit and ETag. Redirects within the
+// endpoint's origin (renamed repositories) are followed; a redirect to
+// another origin (the storage of large files) is not, since the metadata
+// is on it already.
 func (c *Client) head(ctx context.Context, repo, revision, filename string) (fileMeta, error) {
 	var meta fileMeta
 	if c.MetaTimeout > 0 {
@@ -408,7 +444,7 @@ func (c *Client) head(ctx context.Context, repo, revision, filename string) (fil
 	}
 	hc := *c.httpClient()
 	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-		if len(via) >= 10 || r.URL.Host != via[0].URL.Host {
+		if len(via) >= maxRedirects || !origin.Same(via[0].URL, r.URL) {
 			return http.ErrUseLastResponse
 		}
 		return nil
@@ -461,7 +497,7 @@ func (c *Client) get(ctx context.Context, repo, commit, filename, blob string) e
 	if err != nil {
 		return err
 	}
-	resp, err := c.httpClient().Do(req)
+	resp, err := c.followClient().Do(req)
 	if err != nil {
 		return stalled(&netError{scrub(err)})
 	}

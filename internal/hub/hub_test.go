@@ -291,6 +291,10 @@ func TestLargeFileRedirect(t *testing.T) {
 	h.Add("org/model", "main", map[string]string{"tokenizer.json": content})
 	h.Repos["org/model"].Large["tokenizer.json"] = true
 	c := clientFor(t, h)
+	// The storage is another port of the same address: the token, which
+	// the Hub gets, must not reach it (net/http alone would send it).
+	const token = "hf_SECRETtoken"
+	c.SetToken(token)
 	p, err := c.Download(context.Background(), "org/model", "main", "tokenizer.json")
 	if err != nil {
 		t.Fatal(err)
@@ -303,6 +307,14 @@ func TestLargeFileRedirect(t *testing.T) {
 	}
 	if n := h.Count("STORAGE"); n != 1 {
 		t.Errorf("%d storage requests, want 1 (HEAD must not follow the redirect)", n)
+	}
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	if len(h.Auth) == 0 || h.Auth[0] != "Bearer "+token {
+		t.Errorf("the Hub got Authorization %q, want the token", h.Auth)
+	}
+	if len(h.StorageAuth) != 0 {
+		t.Errorf("the storage got Authorization %q, want none", h.StorageAuth)
 	}
 }
 

@@ -79,7 +79,7 @@ func (c *Client) listOnline(ctx context.Context, repo, revision string) (Listing
 	if err != nil {
 		return Listing{}, err
 	}
-	resp, err := c.httpClient().Do(req)
+	resp, err := c.followClient().Do(req)
 	if err != nil {
 		return Listing{}, &netError{scrub(err)}
 	}

@@ -124,6 +124,7 @@ type preparedRun struct {
 	tok      tokenizer.Tokenizer
 	tokName  string
 	tgt      *target
+	ep       *endpoint
 	client   *backend.Client
 	// stream gives the requests the window renders as the run goes, and
 	// lora, when not nil, assigns each its LoRA module.
@@ -188,7 +189,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		return nil, err
 	}
 	pr.closers = append(pr.closers, tgt.closeSim)
-	pr.tok, pr.tokName, pr.tgt = tok, tokName, tgt
+	pr.tok, pr.tokName, pr.tgt, pr.ep = tok, tokName, tgt, ep
 
 	ignoreEOS := sc.Sampling.IgnoreEOS
 	dsKind := sc.Dataset.Name
@@ -238,6 +239,8 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		Insecure:  sc.Target.Insecure,
 		CAFile:    sc.Target.CAFile,
 		Timeout:   time.Duration(sc.Target.RequestTimeoutSeconds() * float64(time.Second)),
+
+		ExactCounting: sc.Target.StreamCounting == "exact",
 
 		TraceContext: sc.Metrics.TraceContext,
 		LastByte:     pr.activity.LastByte(),
@@ -356,6 +359,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	pr.datasetLog.holding = true
 	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
 	pr.window.wait(ctx)
+	// The model lookup's and the alignment's connections are not held
+	// through the run (a later alignment dials again).
+	pr.ep.closeIdle()
 	// From here the dataset makes its requests on one core while the
 	// window is well ahead (see datasetWorkers).
 	pr.clockStarted.Store(true)
@@ -374,9 +380,17 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if pr.stream.WantsFeedback() { // first: a later request waits on it
 		sinks = append([]run.Sink{run.SinkFunc(func(rec *record.Record) { pr.stream.Feedback(answerOf(rec)) })}, sinks...)
 	}
+	// A records file that cannot be written (a full disk) stops the run:
+	// its requests would be measured and lost. What was written stays,
+	// and the results are written as for an interrupted run.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	if recFile != nil {
+		recFile.OnError(func(error) { stopRun(errRecordsFailed) })
+	}
 	// The timeline draws every request: only then are the records kept.
 	keep := sc.Output.PlotTimeline || env.KeepRecords
-	res := run.RunWith(ctx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
+	res := run.RunWith(runCtx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
 		pr.window.take,
 		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
 			if p == nil {
@@ -432,20 +446,22 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, n) + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
-	if err != nil {
-		return out, errors.Join(windowErr, err)
-	}
-	if windowErr != nil {
-		return out, windowErr
-	}
+	var stopErr error
 	if res.Interrupted {
-		return out, fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, n, ctx.Err())
+		stopErr = fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, n, context.Cause(runCtx))
+	}
+	if err := errors.Join(stopErr, windowErr, err); err != nil {
+		return out, err
 	}
 	if sum.Completed == 0 {
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(sum))
 	}
 	return out, nil
 }
+
+// errRecordsFailed stops a run whose records file could not be written;
+// the write's own error follows it in the run's error.
+var errRecordsFailed = errors.New("the records file could not be written")
 
 // firstWave is how many connections the run's first second needs, capped
 // at 1024: the concurrency limit, or the requests a finite (or ramp-up

@@ -51,8 +51,13 @@ func (s *serverScrape) scrape(ctx context.Context) *promscrape.Snapshot {
 	return snap
 }
 
-// start takes the scrape before the timed phase.
-func (s *serverScrape) start(ctx context.Context) { s.before = s.scrape(ctx) }
+// start takes the scrape before the timed phase, and closes its
+// connection, which would otherwise stay open through the run beside the
+// benchmark's own.
+func (s *serverScrape) start(ctx context.Context) {
+	s.before = s.scrape(ctx)
+	s.close()
+}
 
 // finish takes the scrape after the timed phase and sets out's server
 // statistics from the two (duration is the run's, in seconds).

@@ -113,6 +113,14 @@ func (e *endpoint) serverAPI(model string, env Env) (*backend.ServerAPI, error) 
 	return e.api.WithModel(model), nil
 }
 
+// closeIdle closes the server-API client's idle connections (see
+// backend.ServerAPI.CloseIdleConnections), if it was made.
+func (e *endpoint) closeIdle() {
+	if e.api != nil {
+		e.api.CloseIdleConnections()
+	}
+}
+
 // resolveTarget starts the built-in simulator when the scenario asks for
 // it, and settles the model name and id (asking /v1/models when unset).
 func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tokenizer, env Env, ep *endpoint) (*target, error) {
@@ -128,7 +136,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		if sc.Target.Model != "" {
 			cfg.Model = sc.Target.Model
 		}
-		cfg.Seed, cfg.ReasoningTokens, cfg.Bare = s.Seed, s.ReasoningTokens, s.Bare
+		cfg.Seed, cfg.ReasoningTokens, cfg.Bare, cfg.MaxConns = s.Seed, s.ReasoningTokens, s.Bare, s.MaxConns
 		for _, spec := range s.Faults {
 			f, err := sim.ParseFault(spec)
 			if err != nil {

@@ -56,7 +56,8 @@ func loadTokenizerEnv(ctx context.Context, sc *scenario.Scenario, env Env, ep *e
 		return res.Tokenizer, name, nil
 	}
 	if sc.Target.Simulator != nil && errors.Is(err, tokenizer.ErrNotLocal) {
-		return nil, name, fmt.Errorf("%w (with the built-in simulator, set tokenizer.name to a local or built-in tokenizer, e.g. \"o200k_base\")", err)
+		// Bad input (exit 2): the simulator has no /tokenize to fall back on.
+		return nil, name, InputError(fmt.Errorf("%w (with the built-in simulator, set tokenizer.name to a local or built-in tokenizer, e.g. \"o200k_base\")", err))
 	}
 	if !errors.Is(err, tokenizer.ErrNotLocal) {
 		return nil, name, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -22,6 +23,7 @@ var ErrNotAvailable = errors.New("server /metrics not available")
 // Scraper reads one server's /metrics.
 type Scraper struct {
 	url     string
+	shown   string // url for messages: its password, if any, redacted
 	client  *http.Client
 	timeout time.Duration
 }
@@ -29,8 +31,10 @@ type Scraper struct {
 // New returns a scraper of base+"/metrics" (a trailing slash of base is
 // dropped) through rt, the benchmark's transport (its TLS settings); nil
 // uses http.DefaultTransport. Requests carry no headers of the benchmark
-// (no API key, no --header), as vLLM's do not. timeout ≤ 0 means
-// DefaultTimeout.
+// (no API key, no --header), as vLLM's do not, so that following a
+// redirect, as net/http does, sends no secret elsewhere (a password in
+// base becomes basic authentication of the first request only). Messages
+// show base without its password. timeout ≤ 0 means DefaultTimeout.
 func New(base string, rt http.RoundTripper, timeout time.Duration) *Scraper {
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -38,15 +42,24 @@ func New(base string, rt http.RoundTripper, timeout time.Duration) *Scraper {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	u := strings.TrimSuffix(base, "/") + "/metrics"
+	shown := u
+	if p, err := url.Parse(u); err == nil {
+		shown = p.Redacted()
+	} else if strings.Contains(u, "@") {
+		shown = "<redacted>"
+	}
 	return &Scraper{
-		url:     strings.TrimSuffix(base, "/") + "/metrics",
+		url:     u,
+		shown:   shown,
 		client:  &http.Client{Transport: rt},
 		timeout: timeout,
 	}
 }
 
-// URL returns the scraped URL.
-func (s *Scraper) URL() string { return s.url }
+// URL returns the scraped URL for messages: its password, if any,
+// redacted.
+func (s *Scraper) URL() string { return s.shown }
 
 // Scrape reads /metrics once. Every failure wraps ErrNotAvailable.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
@@ -65,7 +78,11 @@ func (s *Scraper) get(ctx context.Context, read func(body io.Reader) error) erro
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrNotAvailable, s.url, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a password
+		}
+		return fmt.Errorf("%w: %s: %w", ErrNotAvailable, s.shown, err)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -73,10 +90,10 @@ func (s *Scraper) get(ctx context.Context, read func(body io.Reader) error) erro
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: GET %s: %s", ErrNotAvailable, s.url, resp.Status)
+		return fmt.Errorf("%w: GET %s: %s", ErrNotAvailable, s.shown, resp.Status)
 	}
 	if err := read(resp.Body); err != nil {
-		return fmt.Errorf("%w: GET %s: %w", ErrNotAvailable, s.url, err)
+		return fmt.Errorf("%w: GET %s: %w", ErrNotAvailable, s.shown, err)
 	}
 	return nil
 }

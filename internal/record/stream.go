@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,18 +66,21 @@ func (h *Header) StartTime() time.Time {
 // them the server samples the run takes (ServerSample). Each line goes to
 // the file with a single write as soon as its record arrives, so when the
 // process is killed the file holds the header and every record sunk
-// before, each on a whole line. Use it as one of the run's sinks (it
-// implements run.Sink and run.Starter); its methods are safe for
-// concurrent use.
+// before, each on a whole line. A write that fails (a full disk) is cut
+// back to the last whole line, the sink drops what follows, and OnError's
+// function hears of it. Use it as one of the run's sinks (it implements
+// run.Sink and run.Starter); its methods are safe for concurrent use.
 type FileSink struct {
-	mu     sync.Mutex
-	f      *os.File
-	path   string
-	header Header
-	buf    bytes.Buffer
-	enc    *json.Encoder
-	n      int
-	err    error
+	mu      sync.Mutex
+	f       *os.File
+	path    string
+	header  Header
+	buf     bytes.Buffer
+	enc     *json.Encoder
+	n       int
+	size    int64 // bytes of whole lines written
+	err     error
+	onError func(error)
 }
 
 // CreateFile creates (or truncates) the records file at path, creating
@@ -110,6 +114,15 @@ func create(path string, h Header, flag int) (*FileSink, error) {
 
 // Path is the file's path.
 func (s *FileSink) Path() string { return s.path }
+
+// OnError sets a function called once, with the error, when a write
+// fails (a run stops on it rather than run on without its records). Set
+// it before the first record.
+func (s *FileSink) OnError(f func(error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onError = f
+}
 
 // Start writes the header line with the run's wall-clock start.
 func (s *FileSink) Start(start time.Time) {
@@ -180,10 +193,23 @@ func (s *FileSink) writeLine(v any, what string) bool {
 		s.err = fmt.Errorf("write %s %d to %s: %w", what, s.n, s.path, err)
 		return false
 	}
-	if _, err := s.f.Write(s.buf.Bytes()); err != nil {
+	if n, err := s.f.Write(s.buf.Bytes()); err != nil {
 		s.err = fmt.Errorf("write %s %d to %s: %w", what, s.n, s.path, err)
+		if n > 0 {
+			// Part of the line went out: cut it off, so the file
+			// ends with a whole line.
+			if terr := s.f.Truncate(s.size); terr != nil {
+				s.err = fmt.Errorf("%w (and its partial line could not be cut off: %v)", s.err, terr)
+			} else if _, serr := s.f.Seek(s.size, io.SeekStart); serr != nil {
+				s.err = fmt.Errorf("%w (%v)", s.err, serr)
+			}
+		}
+		if s.onError != nil {
+			s.onError(s.err)
+		}
 		return false
 	}
+	s.size += int64(s.buf.Len())
 	return true
 }
 

@@ -112,11 +112,12 @@ func (s *Scenario) Redacted() *Scenario {
 }
 
 // RedactURL returns u with its password, if any, replaced by "xxxxx". A
-// string that does not parse as a URL but may hold credentials is replaced
+// string that does not parse as a URL with a host but may hold
+// credentials (such as "user:pw@host:8000", without a scheme) is replaced
 // by [RedactedValue] whole.
 func RedactURL(u string) string {
 	p, err := url.Parse(u)
-	if err != nil {
+	if err != nil || p.Opaque != "" || p.Host == "" {
 		if strings.Contains(u, "@") {
 			return RedactedValue
 		}

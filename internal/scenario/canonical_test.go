@@ -360,6 +360,9 @@ func TestRedactedBaseURL(t *testing.T) {
 		"http://user@h":      "http://user@h",
 		"http://u:p@h/x?q=1": "http://u:xxxxx@h/x?q=1",
 		"http://u:p@h%zz":    RedactedValue,
+		"u:p@h:8000":         RedactedValue, // no scheme: Go parses "u" as one
+		"h:8000":             "h:8000",
+		"//u:p@h:8000":       "//u:xxxxx@h:8000",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)

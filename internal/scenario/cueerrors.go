@@ -116,6 +116,57 @@ func (e *cueError) msg() string {
 	return fmt.Sprintf(e.format, args...)
 }
 
+// redactedMsg is msg for a field whose values are secrets (see
+// secretPath): every argument but a type name (string, list, ...) is
+// replaced by RedactedValue, and a message without its format and
+// arguments is replaced whole.
+func (e *cueError) redactedMsg() string {
+	if len(e.args) == 0 {
+		if strings.Contains(e.format, "%") || e.format == "" {
+			return "invalid value " + RedactedValue + " (header values are secret: the value is not shown)"
+		}
+		return e.format
+	}
+	args := make([]any, len(e.args))
+	for i, a := range e.args {
+		args[i] = RedactedValue
+		if s := fmt.Sprint(a); kindNames(s) {
+			args[i] = s
+		}
+	}
+	return fmt.Sprintf(e.format, args...)
+}
+
+// kindNames reports whether s names CUE kinds only, such as "string" or
+// "int|string": an error argument that shows no value.
+func kindNames(s string) bool {
+	for k := range strings.SplitSeq(strings.Trim(s, "()"), "|") {
+		switch strings.TrimSpace(k) {
+		case "string", "bytes", "int", "float", "number", "bool", "null", "list", "struct", "_", "_|_", "top", "bottom":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// secretPath reports whether sels leads into a map of header values
+// (target.headers, a compare variant's, a sweep axis over them), whose
+// values are secrets that an error must not show.
+func secretPath(sels []cue.Selector) bool {
+	for _, sel := range sels {
+		if sel.Type() != cue.StringLabel {
+			continue
+		}
+		for part := range strings.SplitSeq(sel.Unquoted(), ".") {
+			if part == "headers" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // conflict returns the two values of a "conflicting values" error.
 func (e *cueError) conflict() (a, b string, ok bool) {
 	if !strings.HasPrefix(e.format, "conflicting values %s and %s") || len(e.args) < 2 {
@@ -159,6 +210,9 @@ func (l *locator) problems(err error, cs *compiledSchema) []Problem {
 	}
 	var out []Problem
 	emit := func(ce *cueError, msg string) {
+		if secretPath(ce.sels) {
+			msg = ce.redactedMsg()
+		}
 		p := Problem{Path: ce.path, Msg: msg, elems: ce.sels}
 		for i, up := range ce.user {
 			if i == 0 {
@@ -226,8 +280,11 @@ func (l *locator) problems(err error, cs *compiledSchema) []Problem {
 			last := ce.sels[len(ce.sels)-1]
 			if last.Type() == cue.StringLabel {
 				name := last.Unquoted()
-				if s := typo.Suggest(name, cs.fieldNames(ce.sels[:len(ce.sels)-1]), min(2, max(1, len(name)/4))); s != "" {
+				names := cs.fieldNames(ce.sels[:len(ce.sels)-1])
+				if s := typo.Suggest(name, names, min(2, max(1, len(name)/4))); s != "" {
 					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				} else if names = slices.Compact(slices.Sorted(slices.Values(names))); len(names) > 0 {
+					msg += fmt.Sprintf(" (allowed: %s)", strings.Join(names, ", "))
 				}
 			}
 		}

@@ -149,10 +149,18 @@ func (l *locator) checkExperiments(s *Scenario, cs *compiledSchema) []Problem {
 	var problems []Problem
 	if s.Sweep != nil {
 		for _, path := range slices.Sorted(maps.Keys(s.Sweep.Axes)) {
+			// A problem with the axis itself (a misspelt path) is the
+			// same for every value: it is told once, at the first.
+			seen := map[string]bool{}
 			for i, value := range s.Sweep.Axes[path] {
 				_, err := base.With(Override{Path: path, Value: value})
 				at := []cue.Selector{cue.Str("sweep"), cue.Str("axes"), cue.Str(path), cue.Index(i)}
-				problems = append(problems, l.nested(err, at, cs)...)
+				for _, p := range l.nested(err, at, cs) {
+					if !seen[p.Msg] {
+						seen[p.Msg] = true
+						problems = append(problems, p)
+					}
+				}
 			}
 		}
 	}

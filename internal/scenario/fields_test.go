@@ -27,6 +27,7 @@ var implemented = map[string]string{
 	"target.insecure":          "TLS verification; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"target.ca_file":           "TLS roots; backend/server_test.go",
 	"target.request_timeout":   "bounds each request; testdata/script/request_timeout.txtar",
+	"target.stream_counting":   "vLLM's chunk counting or exact; backend/backend_test.go (TestSend), testdata/script/faults_sse.txtar",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
 	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
 	"target.lora_modules":      "per-request payload model; pipeline/lora_test.go, testdata/script/lora.txtar",
@@ -42,6 +43,7 @@ var implemented = map[string]string{
 	"target.simulator.reasoning_tokens":       "simulated reasoning deltas; sim/apis_test.go (TestAPIStreamFraming), testdata/script/apis_sim.txtar",
 	"target.simulator.bare":                   "a bare OpenAI-compatible server; sim/fault_test.go (TestBareServer), testdata/script/bare_server.txtar",
 	"target.simulator.faults":                 "injected server faults; sim/fault_test.go (TestFaultsInjected), testdata/script/faults_http.txtar",
+	"target.simulator.max_conns":              "connections reset beyond a limit; sim/fault_test.go (TestMaxConns), testdata/script/faults_conns.txtar",
 	"target.simulator.spec_decode.tokens":     "simulated spec-decode counters; testdata/script/run_spec_decode.txtar",
 	"target.simulator.spec_decode.acceptance": "simulated acceptance; testdata/script/run_spec_decode.txtar",
 

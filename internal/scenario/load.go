@@ -147,7 +147,7 @@ func LoadSources(srcs []Source, opts Options) (*Scenario, error) {
 	case len(srcs) > 0:
 		loc.fallback = Pos{File: loc.displayName(srcs[0].Name)}
 	case len(opts.Sets) > 0:
-		loc.fallback = Pos{File: "--set " + opts.Sets[0]}
+		loc.fallback = Pos{File: setSource(opts.Sets[0])}
 	}
 
 	var problems []Problem
@@ -221,6 +221,9 @@ func (l *locator) parse(src Source, cs *compiledSchema) (*ast.File, []Problem) {
 	case ".yaml", ".yml":
 		f, err = cueyaml.Extract(src.Name, src.Data)
 		if err == nil {
+			if p, ok := l.yamlSecondDocument(src); ok {
+				return nil, []Problem{p}
+			}
 			yamlInf(f)
 		}
 	case ".json":

@@ -247,7 +247,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "field of another dataset kind",
 			srcs: []Source{src("x.cue", "dataset: sharegpt: {path: \"sg.json\", input_len: 5}\n")},
-			want: "x.cue:1:38: dataset.sharegpt.input_len: field not allowed",
+			want: "x.cue:1:38: dataset.sharegpt.input_len: field not allowed (allowed: disable_shuffle, enable_multimodal_chat, no_oversample, output_len, path)",
 		},
 		{
 			name: "misspelt dataset kind",

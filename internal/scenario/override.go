@@ -36,7 +36,7 @@ func (l *locator) syntheticPos(name string) token.Pos {
 
 // parseSet parses a --set argument "path=value".
 func (l *locator) parseSet(arg string) (override, *Problem) {
-	source := "--set " + arg
+	source := setSource(arg)
 	path, value, ok := strings.Cut(arg, "=")
 	if !ok || strings.TrimSpace(path) == "" {
 		return override{}, &Problem{Pos: Pos{File: source}, Msg: "want path=value, e.g. load.num_prompts=10"}
@@ -46,6 +46,33 @@ func (l *locator) parseSet(arg string) (override, *Problem) {
 		return override{}, &Problem{Pos: Pos{File: source}, Msg: err.Error()}
 	}
 	return override{labels: labels, expr: l.literalOrString(source, value), replace: true, source: source}, nil
+}
+
+// setSource names the --set argument arg ("path=value") in errors and
+// notes, without secrets: a value that sets or holds header values is
+// shown as RedactedValue, and a base URL without its password.
+func setSource(arg string) string {
+	path, value, ok := strings.Cut(arg, "=")
+	if !ok {
+		return "--set " + arg
+	}
+	headers := strings.Contains(value, "headers")
+	labels, err := fieldPath(strings.TrimSpace(path))
+	if err != nil {
+		headers = headers || strings.Contains(path, "headers")
+	}
+	for _, l := range labels {
+		headers = headers || strings.Contains(l, "headers") // also a sweep axis "target.headers"
+	}
+	switch {
+	case headers:
+		value = RedactedValue
+	case len(labels) > 0 && labels[len(labels)-1] == "base_url":
+		if u := strings.Trim(value, `"`); RedactURL(u) != u {
+			value = RedactURL(u)
+		}
+	}
+	return "--set " + path + "=" + value
 }
 
 // fieldPath parses a field path in CUE syntax ("load.num_prompts",

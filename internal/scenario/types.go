@@ -68,6 +68,9 @@ type Target struct {
 	RequestTimeout float64 `json:"request_timeout,omitempty"`
 	// CAFile is an extra PEM CA bundle for TLS verification.
 	CAFile string `json:"ca_file,omitempty"`
+	// StreamCounting is how streamed chunks are counted: "" or "vllm"
+	// (vLLM's client's rules) or "exact" (see backend.Config.ExactCounting).
+	StreamCounting string `json:"stream_counting,omitempty"`
 	// Simulator, when set, makes vbench start its built-in simulated server
 	// in-process on loopback and send the run there (BaseURL is then unused).
 	Simulator *Simulator `json:"simulator,omitempty"`
@@ -108,6 +111,9 @@ type Simulator struct {
 	// Bare makes the simulator a bare OpenAI-compatible server
 	// (sim.Config.Bare).
 	Bare bool `json:"bare,omitempty"`
+	// MaxConns limits the client connections the simulator holds open
+	// (sim.Config.MaxConns); 0 sets no limit.
+	MaxConns int `json:"max_conns,omitempty"`
 	// SpecDecode, when set, makes the simulator expose vLLM's
 	// speculative-decoding counters.
 	SpecDecode *SimSpecDecode `json:"spec_decode,omitempty"`

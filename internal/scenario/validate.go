@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -47,6 +49,33 @@ func (s *Scenario) Validate() error {
 	if u := s.Target.BaseURL; u != "" && s.Target.Simulator == nil {
 		if msg := baseURLProblem(u); msg != "" {
 			add(msg, "target", "base_url")
+		}
+	}
+	if s.Target.BaseURL == "" && s.Target.Simulator == nil {
+		if _, err := url.Parse("http://" + net.JoinHostPort(s.Target.Host, strconv.Itoa(s.Target.Port))); err != nil {
+			shown := s.Target.Host
+			if i := strings.LastIndex(shown, "@"); i >= 0 {
+				shown = "<redacted>" + shown[i:] // user:password@host
+			}
+			add(fmt.Sprintf("invalid host %q: %v (want a host name or an IP address)", shown, errors.Unwrap(err)), "target", "host")
+		}
+	}
+	if e := s.Target.Endpoint; e != "" && !strings.HasPrefix(e, "/") {
+		// vLLM appends the endpoint to the base URL as it is.
+		add(fmt.Sprintf("%q does not start with / (want a path such as /v1/completions, which is appended to the base URL)", e), "target", "endpoint")
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Target.Headers)) {
+		switch {
+		case !headerName(k):
+			// The name is cut where a value would start ("Authorization:
+			// Bearer sk-..."), and is no label: it may hold a secret.
+			shown := fmt.Sprintf("%q", k)
+			if i := strings.IndexAny(k, ": \t"); i >= 0 {
+				shown = fmt.Sprintf("%q (the rest is not shown)", k[:i]+"...")
+			}
+			add(fmt.Sprintf("invalid header name %s: want an HTTP token (letters, digits and !#$%%&'*+-.^_`|~, no spaces or colons) mapped to its value", shown), "target", "headers")
+		case strings.ContainsFunc(s.Target.Headers[k], headerValueControl):
+			add(fmt.Sprintf("the value of header %q holds a control character such as a line break, which no HTTP header may (the value is not shown)", k), "target", "headers", k)
 		}
 	}
 
@@ -182,17 +211,38 @@ func (s Sampling) parameters() []string {
 // needs the http:// or https:// scheme and a host (vLLM's client would
 // fail every request with an unsupported or missing scheme).
 func baseURLProblem(raw string) string {
+	shown := RedactURL(raw) // the text of url.Parse's error holds raw: not shown
 	if !strings.Contains(raw, "://") {
-		return fmt.Sprintf("base URL %q has no http:// or https:// scheme (want e.g. http://%s)", raw, strings.TrimPrefix(raw, "//"))
+		return fmt.Sprintf("base URL %q has no http:// or https:// scheme (want e.g. http://%s)", shown, strings.TrimPrefix(shown, "//"))
 	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("invalid base URL %q: %v", raw, errors.Unwrap(err))
+		return fmt.Sprintf("invalid base URL %q: %v", shown, errors.Unwrap(err))
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("base URL %q has scheme %q (want http:// or https://)", raw, u.Scheme)
+		return fmt.Sprintf("base URL %q has scheme %q (want http:// or https://)", shown, u.Scheme)
 	case u.Host == "":
-		return fmt.Sprintf("base URL %q has no host (want e.g. http://localhost:8000)", raw)
+		return fmt.Sprintf("base URL %q has no host (want e.g. http://localhost:8000)", shown)
 	}
 	return ""
+}
+
+// headerName reports whether k is a valid HTTP header field name, a token
+// of RFC 9110: one or more letters, digits and !#$%&'*+-.^_`|~.
+func headerName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// headerValueControl reports a character no HTTP header value may hold:
+// a control character other than a tab (as net/http refuses them).
+func headerValueControl(r rune) bool {
+	return r < ' ' && r != '\t' || r == 0x7f
 }

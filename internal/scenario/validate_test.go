@@ -49,22 +49,22 @@ func TestValidationRules(t *testing.T) {
 		{
 			name: "random takes no path",
 			src:  "dataset: random: path: \"x.json\"\n",
-			want: "x.cue:1:18: dataset.random.path: field not allowed",
+			want: "x.cue:1:18: dataset.random.path: field not allowed (allowed: batch_size, input_len, output_len, prefix_len, range_ratio)",
 		},
 		{
 			name: "random_mm takes no path",
 			src:  "dataset: random_mm: path: \"x.json\"\n",
-			want: "x.cue:1:21: dataset.random_mm.path: field not allowed",
+			want: "x.cue:1:21: dataset.random_mm.path: field not allowed (allowed: base_items_per_request, batch_size, bucket_config, enable_multimodal_chat, input_len, limit_mm_per_prompt, num_mm_items_range_ratio, output_len, prefix_len, range_ratio)",
 		},
 		{
 			name: "random_rerank takes no path",
 			src:  "dataset: random_rerank: path: \"x.json\"\n",
-			want: "x.cue:1:25: dataset.random_rerank.path: field not allowed",
+			want: "x.cue:1:25: dataset.random_rerank.path: field not allowed (allowed: batch_size, input_len, no_reranker, output_len, prefix_len, range_ratio)",
 		},
 		{
 			name: "prefix_repetition takes no path",
 			src:  "dataset: prefix_repetition: path: \"x.json\"\n",
-			want: "x.cue:1:29: dataset.prefix_repetition.path: field not allowed",
+			want: "x.cue:1:29: dataset.prefix_repetition.path: field not allowed (allowed: disable_shuffle, num_prefixes, output_len, prefix_len, suffix_len)",
 		},
 		{
 			name: "timed_trace needs vllm or openai",
@@ -78,7 +78,7 @@ func TestValidationRules(t *testing.T) {
 		{
 			name: "self_timed only with timed_trace",
 			src:  "dataset: sharegpt: {path: \"sg.json\", self_timed: true}\n",
-			want: "x.cue:1:38: dataset.sharegpt.self_timed: field not allowed",
+			want: "x.cue:1:38: dataset.sharegpt.self_timed: field not allowed (allowed: disable_shuffle, enable_multimodal_chat, no_oversample, output_len, path)",
 		},
 		{
 			name: "sampling needs an OpenAI-compatible backend",
@@ -96,7 +96,7 @@ func TestValidationRules(t *testing.T) {
 		{
 			name: "goodput keys",
 			src:  "metrics: goodput: {ttft: 100, itl: 5}\n",
-			want: "x.cue:1:31: metrics.goodput.itl: field not allowed",
+			want: "x.cue:1:31: metrics.goodput.itl: field not allowed (allowed: e2el, tpot, ttft)",
 		},
 		{
 			name: "goodput values",

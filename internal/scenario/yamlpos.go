@@ -100,3 +100,22 @@ func (l *locator) yamlProblem(src Source) (Problem, bool) {
 	}
 	return Problem{Pos: at(e.problemMark), Msg: e.problem}, true
 }
+
+// yamlSecondDocument returns the problem of a YAML input holding several
+// documents (separated by "---"), placed at the second one, or ok false
+// when it holds at most one or does not parse (its syntax error is
+// reported instead). CUE would read several documents as a list, which
+// no scenario is.
+func (l *locator) yamlSecondDocument(src Source) (Problem, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(src.Data))
+	for i := 0; ; i++ {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			return Problem{}, false
+		}
+		if i == 1 {
+			return Problem{Pos: Pos{File: l.displayName(src.Name), Line: n.Line, Col: n.Column},
+				Msg: "a second YAML document: a scenario file holds one (remove the --- separator, or give each document its own file and pass them all)"}, true
+		}
+	}
+}

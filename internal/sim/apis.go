@@ -274,7 +274,7 @@ func (g *generation) appendEpilogue(b []byte) []byte {
 		b = append(b, "}}\n\n"...)
 		return append(b, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
 	}
-	if g.includeUsage {
+	if g.includeUsage && g.quirk != FaultUsageInLast {
 		b = g.appendUsage(b)
 	}
 	return append(b, sseDone...)
@@ -390,3 +390,8 @@ func (s *Server) transcriptionRequest(body []byte, contentType string, req *genR
 	req.mediaUnits++
 	return [][]int{ids}, nil
 }
+
+// chunkless reports that the stream is not made of completions-style
+// chunks (the Responses and Messages APIs): the usage-in-last and
+// empty-final faults leave it as it is.
+func (g *generation) chunkless() bool { return g.api == apiResponses || g.api == apiMessages }

@@ -56,6 +56,11 @@ type Config struct {
 	// created and owned_by (no root, max_model_len or permission), and
 	// there is no /tokenize, /detokenize or /metrics (404).
 	Bare bool
+	// MaxConns, when positive, holds at most that many client connections
+	// open at once: one accepted beyond them is reset at once, as by a
+	// server whose small listen backlog overflows under a burst (see
+	// limitListener). 0 sets no limit.
+	MaxConns int
 	// CloseAfterStream makes the server close a connection after each
 	// streamed response it ends normally, CloseAfterStreamDelay later,
 	// while advertising keep-alive (as llama.cpp's server does): a request
@@ -178,6 +183,9 @@ func (c Config) validate() error {
 		if _, err := ParseFault(f.String()); err != nil || (f.Every > 0) == (f.Rate > 0) {
 			errs = append(errs, fmt.Errorf("fault %+v: give a kind and exactly one of every or rate", f))
 		}
+	}
+	if c.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max-conns must not be negative, got %d", c.MaxConns))
 	}
 	if c.DropEvery < 0 {
 		errs = append(errs, fmt.Errorf("drop-every must not be negative, got %d", c.DropEvery))

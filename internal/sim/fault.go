@@ -3,10 +3,11 @@ package sim
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // FaultKind is a fault the simulator can inject into a model request.
@@ -21,7 +22,10 @@ const (
 	// Fault429 answers HTTP 429 Too Many Requests with Retry-After: 1.
 	Fault429 FaultKind = "429"
 	// FaultReset resets the connection (TCP RST) after reading the
-	// request, before any response header.
+	// request, before any response header. A request that comes again
+	// with the same X-Request-Id (a client's resend: a reset of a reused
+	// connection looks like a server that closed it idle with the request
+	// unread) is reset again, whether the fault hits it or not.
 	FaultReset FaultKind = "reset"
 	// FaultStall reads the request and never answers, until the client
 	// gives up (its request timeout) or the server shuts down.
@@ -44,13 +48,40 @@ const (
 	FaultNoDone FaultKind = "no-done"
 	// FaultBadJSON corrupts the JSON of a stream's first event.
 	FaultBadJSON FaultKind = "bad-json"
+	// FaultHuge pads a stream's first event with a hugePad-byte field
+	// (valid JSON the client ignores).
+	FaultHuge FaultKind = "huge"
+	// FaultSplit writes a stream in pieces of splitPiece bytes, each its
+	// own write and chunk, so every event arrives across many writes.
+	FaultSplit FaultKind = "split"
+	// FaultSlowHeaders holds the answer back for Fault.Delay (default
+	// defaultSlowHeaders) after the request is read: the response header,
+	// and the token schedule, start that much later.
+	FaultSlowHeaders FaultKind = "slow-headers"
+	// FaultUsageInLast puts a completions or chat stream's usage in its
+	// last content chunk instead of a chunk of its own, as some servers
+	// do.
+	FaultUsageInLast FaultKind = "usage-in-last"
+	// FaultEmptyFinal ends each choice of a completions or chat stream
+	// with a chunk that carries only its finish reason (an empty delta or
+	// text), after its last token's chunk, as OpenAI's API does.
+	FaultEmptyFinal FaultKind = "empty-final"
+)
+
+// Sizes of the huge and split faults, and the default delay of the slow
+// headers.
+const (
+	hugePad            = 1 << 20
+	splitPiece         = 7
+	defaultSlowHeaders = time.Second
 )
 
 // streamQuirk reports whether k changes how a stream is written (rather
 // than whether the request is answered).
 func (k FaultKind) streamQuirk() bool {
 	switch k {
-	case FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON:
+	case FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON, FaultHuge, FaultSplit,
+		FaultUsageInLast, FaultEmptyFinal:
 		return true
 	}
 	return false
@@ -59,22 +90,27 @@ func (k FaultKind) streamQuirk() bool {
 // faultKinds are the kinds ParseFault accepts, in the order help lists
 // them.
 var faultKinds = []FaultKind{Fault500, Fault503, Fault429, FaultReset, FaultStall, FaultDisconnect,
-	FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON}
+	FaultNoSpace, FaultComments, FaultCRLF, FaultNoDone, FaultBadJSON, FaultHuge, FaultSplit,
+	FaultSlowHeaders, FaultUsageInLast, FaultEmptyFinal}
 
 // Fault is one injected fault and the model requests it hits: every
 // Every-th (by arrival count, 1-based), or each with probability Rate
 // (a deterministic draw from the seed and the arrival count). Exactly one
-// of Every and Rate is set.
+// of Every and Rate is set. Delay is a slow-headers fault's hold-back (0:
+// defaultSlowHeaders).
 type Fault struct {
 	Kind  FaultKind
 	Every int
 	Rate  float64
+	Delay time.Duration
 }
 
 // ParseFault reads a fault spec KIND:every=N or KIND:rate=P, KIND one of
-// faultKinds, N a positive integer, P in (0, 1].
+// faultKinds, N a positive integer, P in (0, 1]; slow-headers may add
+// ",delay=D", D a positive Go duration ("500ms").
 func ParseFault(s string) (Fault, error) {
 	kind, sel, ok := strings.Cut(s, ":")
+	sel, delay, hasDelay := strings.Cut(sel, ",")
 	f := Fault{Kind: FaultKind(kind)}
 	known := false
 	for _, k := range faultKinds {
@@ -107,20 +143,51 @@ func ParseFault(s string) (Fault, error) {
 	default:
 		return Fault{}, fmt.Errorf("fault %q: after the kind comes every=N or rate=P", s)
 	}
+	if hasDelay {
+		key, val, _ := strings.Cut(delay, "=")
+		d, err := time.ParseDuration(val)
+		switch {
+		case f.Kind != FaultSlowHeaders:
+			return Fault{}, fmt.Errorf("fault %q: only slow-headers takes more than every=N or rate=P", s)
+		case key != "delay":
+			return Fault{}, fmt.Errorf("fault %q: after every=N or rate=P slow-headers takes only delay=D", s)
+		case err != nil || d <= 0:
+			return Fault{}, fmt.Errorf("fault %q: delay must be a positive duration such as 500ms", s)
+		}
+		f.Delay = d
+	}
 	return f, nil
 }
 
 // String is the fault's spec, as ParseFault reads it.
 func (f Fault) String() string {
+	s := fmt.Sprintf("%s:rate=%s", f.Kind, strconv.FormatFloat(f.Rate, 'g', -1, 64))
 	if f.Every > 0 {
-		return fmt.Sprintf("%s:every=%d", f.Kind, f.Every)
+		s = fmt.Sprintf("%s:every=%d", f.Kind, f.Every)
 	}
-	return fmt.Sprintf("%s:rate=%s", f.Kind, strconv.FormatFloat(f.Rate, 'g', -1, 64))
+	if f.Delay > 0 {
+		s += ",delay=" + f.Delay.String()
+	}
+	return s
+}
+
+// delay is a slow-headers fault's hold-back.
+func (f *Fault) delay() time.Duration {
+	if f.Delay > 0 {
+		return f.Delay
+	}
+	return defaultSlowHeaders
 }
 
 // faultFor returns the first of the configured faults that hits model
-// request seq, or nil.
-func (s *Server) faultFor(seq uint64) *Fault {
+// request seq with X-Request-Id id, or nil: a reset fault hits any request
+// whose id it reset before.
+func (s *Server) faultFor(seq uint64, id string) *Fault {
+	if id != "" {
+		if f, ok := s.resetIDs.LoadAndDelete(id); ok {
+			return f.(*Fault)
+		}
+	}
 	for i := range s.cfg.Faults {
 		f := &s.cfg.Faults[i]
 		switch {
@@ -138,9 +205,21 @@ func (s *Server) faultFor(seq uint64) *Fault {
 // connection could not be taken over for a reset, or f is a disconnect or
 // a stream quirk, which the stream carries out: see admitted.stream).
 func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f *Fault) bool {
-	if f.Kind == FaultDisconnect || f.Kind.streamQuirk() {
+	switch {
+	case f.Kind == FaultDisconnect || f.Kind.streamQuirk():
 		in.stream = f.Kind
 		return false
+	case f.Kind == FaultSlowHeaders:
+		// Hold the answer back; the schedule starts when it is let go.
+		t := time.NewTimer(f.delay())
+		defer t.Stop()
+		select {
+		case <-t.C:
+			in.t0 = in.t0.Add(f.delay())
+			return false
+		case <-r.Context().Done():
+			return true
+		}
 	}
 	s.metrics.injected.Add(1)
 	why := fmt.Sprintf("simulated fault: request %d (%s)", in.seq, f)
@@ -153,6 +232,9 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 		w.Header().Set("Retry-After", "1")
 		in.fail(&apiError{http.StatusTooManyRequests, "TooManyRequests", why})
 	case FaultReset:
+		if in.reqID != "" {
+			s.resetIDs.Store(in.reqID, f)
+		}
 		return resetConn(w)
 	case FaultStall:
 		// The request's context ends when the client closes the
@@ -169,8 +251,10 @@ func resetConn(w http.ResponseWriter) bool {
 	if err != nil {
 		return false
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0) // close with RST, not FIN
+	// Close with RST, not FIN. The connection is a *net.TCPConn, or
+	// wraps one (rxtime.Conn) and so has its SetLinger.
+	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
 	return true
@@ -199,8 +283,20 @@ func quirked(k FaultKind, b []byte, off int, first bool) []byte {
 		if first {
 			events = bytes.Replace(events, []byte("data: {"), []byte("data: {,"), 1)
 		}
+	case FaultHuge:
+		if first {
+			events = bytes.Replace(events, []byte("data: {"), hugeEventStart(), 1)
+		}
 	default:
 		return b
 	}
 	return append(append(make([]byte, 0, len(head)+len(events)+2), head...), events...)
 }
+
+// hugeEventStart is what a huge fault writes in place of the first
+// event's "data: {": the start of a JSON object with a padding field of
+// hugePad bytes.
+var hugeEventStart = sync.OnceValue(func() []byte {
+	b := append([]byte(`data: {"padding":"`), bytes.Repeat([]byte("x"), hugePad)...)
+	return append(b, `",`...)
+})

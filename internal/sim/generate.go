@@ -210,7 +210,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (in admitted, ok 
 			fmt.Sprintf("simulated failure: request %d (fail-every %d)", in.seq, n)})
 		return in, false
 	}
-	if f := s.faultFor(in.seq); f != nil && s.inject(w, r, &in, f) {
+	if f := s.faultFor(in.seq, in.reqID); f != nil && s.inject(w, r, &in, f) {
 		return in, false
 	}
 	return in, true
@@ -533,6 +533,25 @@ func (g *generation) appendToken(b []byte, c *choice, k int) []byte {
 		b = append(b, textEnd...)
 	}
 	switch {
+	case k == c.n-1 && g.quirk == FaultEmptyFinal && !g.chunkless():
+		// The last token's chunk has no finish reason; a chunk of its
+		// own carries it.
+		b = append(b, finishNone...)
+		if !g.chat {
+			b = append(b, stopReasonNull...)
+		}
+		b = append(b, sseEnd...)
+		b = append(b, sseData...)
+		b = append(b, g.head...)
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(c.index), 10)
+		if g.chat {
+			b = append(b, `,"delta":{},"logprobs":null,"finish_reason":`...)
+		} else {
+			b = append(b, `,"text":"","logprobs":null,"finish_reason":`...)
+		}
+		b = append(b, finishJSON[c.reason]...)
+		b = append(b, stopReasonNull...)
 	case k == c.n-1:
 		b = append(b, finishJSON[c.reason]...)
 		b = append(b, stopReasonNull...)
@@ -547,15 +566,22 @@ func (g *generation) appendToken(b []byte, c *choice, k int) []byte {
 
 // appendUsage appends the usage event: the same head with no choices.
 func (g *generation) appendUsage(b []byte) []byte {
+	b = append(b, sseData...)
+	b = append(b, g.head...)
+	b = append(b, `],"usage":`...)
+	b = g.appendUsageObject(b)
+	return append(b, "}\n\n"...)
+}
+
+// appendUsageObject appends the stream's usage object.
+func (g *generation) appendUsageObject(b []byte) []byte {
 	var prompt, completion, reasoning int
 	for i := range g.choices {
 		prompt += g.choices[i].prompt
 		completion += g.choices[i].n
 		reasoning += g.choices[i].reasoning
 	}
-	b = append(b, sseData...)
-	b = append(b, g.head...)
-	b = append(b, `],"usage":{"prompt_tokens":`...)
+	b = append(b, `{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt+completion), 10)
@@ -566,7 +592,7 @@ func (g *generation) appendUsage(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(reasoning), 10)
 		b = append(b, '}')
 	}
-	return append(b, "}}\n\n"...)
+	return append(b, '}')
 }
 
 // stream answers with Server-Sent Events, writing each token at its absolute
@@ -584,7 +610,9 @@ func (g *generation) stream(r *http.Request, object string) {
 	for i := range g.choices {
 		g.remaining += g.choices[i].n
 	}
-	if !s.cfg.PlainTimers && g.takeOver(r) {
+	// A split fault writes through net/http, which makes each piece a
+	// chunk of its own.
+	if !s.cfg.PlainTimers && g.quirk != FaultSplit && g.takeOver(r) {
 		if !g.streamRaw() {
 			g.abort()
 		}
@@ -646,11 +674,17 @@ func (g *generation) writeDue() bool {
 			c.due = c.sched.next()
 		}
 		if g.remaining--; g.remaining == 0 {
+			if g.quirk == FaultUsageInLast && g.includeUsage && !g.chunkless() {
+				// The usage goes in the last chunk, not after it.
+				b = append(b[:len(b)-len("}\n\n")], `,"usage":`...)
+				b = g.appendUsageObject(b)
+				b = append(b, "}\n\n"...)
+			}
 			b = g.appendEpilogue(b)
 			break
 		}
-		if n == len(g.pending) {
-			break
+		if n == len(g.pending) || g.cutAt > 0 && g.remaining <= g.cutAt {
+			break // a disconnect cuts the stream here: its next write
 		}
 		c = g.earliest()
 		if due = g.t0.Add(c.due); due.After(ready) {
@@ -674,6 +708,14 @@ func (g *generation) writeDue() bool {
 	case g.raw != nil:
 		if _, err := g.raw.Write(g.frame(b)); err != nil {
 			return false
+		}
+	case g.quirk == FaultSplit:
+		for len(b) > 0 {
+			n := min(splitPiece, len(b))
+			if _, err := g.w.Write(b[:n]); err != nil || g.rc.Flush() != nil {
+				return false
+			}
+			b = b[n:]
 		}
 	default:
 		if _, err := g.w.Write(b); err != nil {

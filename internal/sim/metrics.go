@@ -211,6 +211,9 @@ type Stats struct {
 	// arrived before; counted only with Config.CloseAfterStream or
 	// DropEvery.
 	RepeatedRequests uint64
+	// RefusedConns counts connections reset as soon as they were accepted
+	// (Config.MaxConns).
+	RefusedConns uint64
 	// Aborted counts requests whose client went away before the end.
 	Aborted uint64
 	// Completed counts requests (batched prompts count once each) that
@@ -240,6 +243,14 @@ type Stats struct {
 	PrefixCache PrefixCacheStats
 }
 
+// refusedConns counts the connections Config.MaxConns refused.
+func (s *Server) refusedConns() uint64 {
+	if s.limit == nil {
+		return 0
+	}
+	return s.limit.refused.Load()
+}
+
 // Stats returns a snapshot of the server's counters and write lateness.
 func (s *Server) Stats() Stats {
 	m := s.metrics
@@ -249,6 +260,7 @@ func (s *Server) Stats() Stats {
 		InjectedFailures: m.injected.Load(),
 		DroppedRequests:  s.conns.dropped.Load(),
 		RepeatedRequests: s.conns.repeated.Load(),
+		RefusedConns:     s.refusedConns(),
 		Aborted:          m.finished[finishAbort].Load(),
 		Completed:        m.finished[finishStop].Load() + m.finished[finishLength].Load(),
 		Running:          m.running.Load(),

@@ -48,6 +48,8 @@ type Server struct {
 
 	// Set by Start.
 	listener  *injectListener
+	limit     *limitListener // Config.MaxConns's, nil without a limit
+	resetIDs  sync.Map       // X-Request-Id → *Fault: requests a reset fault reset, to reset again
 	srv       *http.Server
 	url       string
 	served    chan struct{}
@@ -222,7 +224,12 @@ func Start(cfg Config, addr string) (*Server, error) {
 	}
 	s.url = "http://" + dialAddr(ln.Addr())
 	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
-	s.listener = newInjectListener(rxtime.Listen(ln))
+	ln = rxtime.Listen(ln)
+	if s.cfg.MaxConns > 0 {
+		s.limit = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns)}
+		ln = s.limit
+	}
+	s.listener = newInjectListener(ln)
 	s.served = make(chan struct{})
 	go func() {
 		defer close(s.served)

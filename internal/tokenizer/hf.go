@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,6 +76,9 @@ type HFFiles struct {
 func NewHF(name string, f HFFiles) (*HF, error) {
 	// The vocabulary and merges, most of the file, are walked where they
 	// are read instead of being built as a tree.
+	if htmlPage(f.Tokenizer) {
+		return nil, errors.New("tokenizer.json: an HTML page, not JSON (an error or login page saved in its place?): want a Hugging Face tokenizer.json, download it again")
+	}
 	root, err := parseJSONLazy(f.Tokenizer, []string{"model", "vocab"}, []string{"model", "merges"})
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
@@ -379,4 +384,11 @@ func cleanUpTokenization(s string) string {
 var cleanupPairs = [][2]string{
 	{" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
 	{" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
+}
+
+// htmlPage reports whether data starts as an HTML page does (JSON never
+// starts with "<"), such as the error page a proxy or a failed download
+// leaves in place of a JSON file.
+func htmlPage(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n"), []byte("<"))
 }

@@ -28,13 +28,16 @@ type Hub struct {
 	// Token is the bearer token private repositories accept.
 	Token string
 
-	// Mu guards Repos and Auth.
+	// Mu guards Repos, Auth and StorageAuth.
 	Mu sync.Mutex
 	// Repos are the repositories by id ("org/name", or
 	// "datasets/org/name" for a dataset repository).
 	Repos map[string]*Repo
 	// Auth are the Authorization headers received, in order.
 	Auth []string
+	// StorageAuth are the Authorization headers the storage received, in
+	// order (a client must send none: the storage is another origin).
+	StorageAuth []string
 
 	requests map[string]int // "HEAD" / "GET" on the hub, "STORAGE" on the storage
 }
@@ -73,6 +76,9 @@ func New(t Cleaner) *Hub {
 	h.Storage = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.Mu.Lock()
 		h.requests["STORAGE"]++
+		if a := r.Header.Get("Authorization"); a != "" {
+			h.StorageAuth = append(h.StorageAuth, a)
+		}
 		h.Mu.Unlock()
 		content, err := url.QueryUnescape(r.URL.Query().Get("c"))
 		if err != nil {
