@@ -194,6 +194,9 @@ func TestBurstGPTSpecErrors(t *testing.T) {
 	}
 }
 
+// FuzzReadBurstGPT reads arbitrary CSV: errors name the file, kept rows
+// are GPT-4 rows with responses in file order, and they read back the
+// same when written as a BurstGPT file.
 func FuzzReadBurstGPT(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "burstgpt", "trace.csv"))
 	if err != nil {
@@ -210,9 +213,26 @@ func FuzzReadBurstGPT(f *testing.F) {
 			}
 			return
 		}
+		prev := 1
 		for _, r := range rows {
-			if r.Request < 0 || r.Response <= 0 || r.Line < 2 {
-				t.Fatalf("kept row %+v", r)
+			if r.Request < 0 || r.Response <= 0 || r.Line <= prev {
+				t.Fatalf("kept row %+v after line %d", r, prev)
+			}
+			prev = r.Line
+		}
+		// The kept rows, written as a BurstGPT file, read back the same.
+		var b strings.Builder
+		b.WriteString(burstGPTHeader + "\n")
+		for i, r := range rows {
+			fmt.Fprintf(&b, "%d,GPT-4,%d,%d,%d,Conversation log\n", i, r.Request, r.Response, r.Request+r.Response)
+		}
+		back, err := readBurstGPT("f.csv", strings.NewReader(b.String()))
+		if err != nil || len(back) != len(rows) {
+			t.Fatalf("%q read back as %d rows, %v", b.String(), len(back), err)
+		}
+		for i, r := range back {
+			if r.Request != rows[i].Request || r.Response != rows[i].Response || r.Line != i+2 {
+				t.Fatalf("row %d read back as %+v, was %+v", i, r, rows[i])
 			}
 		}
 	})

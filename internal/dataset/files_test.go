@@ -317,6 +317,9 @@ func TestOversampleErrors(t *testing.T) {
 	}
 }
 
+// FuzzReadCustom compares readCustom with the reference (refCustom) on
+// arbitrary files, and writes what it reads back with WriteCustom, which
+// must read the same.
 func FuzzReadCustom(f *testing.F) {
 	f.Add([]byte(`{"prompt": "a", "output_tokens": 3}` + "\n"))
 	f.Add([]byte(`{"prompt": "a"`))
@@ -324,6 +327,28 @@ func FuzzReadCustom(f *testing.F) {
 	f.Add([]byte(`{"prompt": 1e400}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, err := readCustom("f.jsonl", bytes.NewReader(data))
+		want, bad := refCustom(string(data))
+		checkAgainstRef(t, string(data), lines, err, want, bad)
+		if err == nil {
+			// What was read writes back as a custom file that reads the same.
+			var reqs []Request
+			for _, l := range lines {
+				reqs = append(reqs, Request{Prompt: l.Prompt, OutputLen: max(l.OutputTokens, 0)})
+			}
+			var buf bytes.Buffer
+			if err := WriteCustom(&buf, reqs); err != nil {
+				t.Fatalf("WriteCustom: %v", err)
+			}
+			back, err := readCustom("f.jsonl", &buf)
+			if err != nil || len(back) != len(lines) {
+				t.Fatalf("%q read back as %d lines, %v", buf.String(), len(back), err)
+			}
+			for i, b := range back {
+				if b.Prompt != lines[i].Prompt || b.OutputTokens != max(lines[i].OutputTokens, 0) || b.Line != i+1 {
+					t.Fatalf("line %d read back as %+v, was %+v", i+1, b, lines[i])
+				}
+			}
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %q does not name the file on one line", err)

@@ -130,12 +130,19 @@ func TestSpecBenchSpecErrors(t *testing.T) {
 	}
 }
 
+// FuzzReadSpecBench compares readSpecBench with the reference (refBench)
+// on arbitrary files and categories.
 func FuzzReadSpecBench(f *testing.F) {
 	f.Add(`{"category": "qa", "turns": ["a", "b"]}`+"\n\n"+`{"turns": ["c"]}`, "")
 	f.Add(`{"category": "qa", "turns": ["a"]}`, "qa")
 	f.Add(`{"turns": [1]}`, "")
 	f.Fuzz(func(t *testing.T, s, category string) {
-		lines, _, err := readSpecBench("f.jsonl", strings.NewReader(s), category)
+		lines, objects, err := readSpecBench("f.jsonl", strings.NewReader(s), category)
+		want, wantObjects, bad := refBench(s, category, true)
+		checkAgainstRef(t, s, lines, err, want, bad)
+		if err == nil && objects != wantObjects {
+			t.Fatalf("%q: %d objects, the reference %d", s, objects, wantObjects)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") {
 				t.Fatalf("error %q does not name the file", err)

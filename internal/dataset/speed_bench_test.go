@@ -213,6 +213,8 @@ func TestSpeedBenchSpecErrors(t *testing.T) {
 	}
 }
 
+// FuzzReadSpeedBench compares readSpeedBench with the reference
+// (refBench) on arbitrary files and categories.
 func FuzzReadSpeedBench(f *testing.F) {
 	f.Add(`{"category": "qa", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]}`+"\n\n"+`{"messages": [{"content": "c"}]}`, "")
 	f.Add(`{"category": "qa", "messages": [{"content": "a"}]}`, "qa")
@@ -221,6 +223,11 @@ func FuzzReadSpeedBench(f *testing.F) {
 	f.Add(`{"messages": [[]]}`+"\n"+`{"messages": {}}`, "x")
 	f.Fuzz(func(t *testing.T, s, category string) {
 		lines, objects, err := readSpeedBench("f.jsonl", strings.NewReader(s), category)
+		want, wantObjects, bad := refBench(s, category, false)
+		checkAgainstRef(t, s, lines, err, want, bad)
+		if err == nil && objects != wantObjects {
+			t.Fatalf("%q: %d objects, the reference %d", s, objects, wantObjects)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q is not one line naming the file", err)
