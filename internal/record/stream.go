@@ -115,8 +115,8 @@ func create(path string, h Header, flag int) (*FileSink, error) {
 // Path is the file's path.
 func (s *FileSink) Path() string { return s.path }
 
-// OnError sets a function called once, with the error, when a write
-// fails (a run stops on it rather than run on without its records). Set
+// OnError sets a function called once, with the error, when a line
+// cannot be encoded or written (a run stops on it rather than run on without its records). Set
 // it before the first record.
 func (s *FileSink) OnError(f func(error)) {
 	s.mu.Lock()
@@ -191,6 +191,9 @@ func (s *FileSink) writeLine(v any, what string) bool {
 	s.buf.Reset()
 	if err := s.enc.Encode(v); err != nil {
 		s.err = fmt.Errorf("write %s %d to %s: %w", what, s.n, s.path, err)
+		if s.onError != nil {
+			s.onError(s.err)
+		}
 		return false
 	}
 	if n, err := s.f.Write(s.buf.Bytes()); err != nil {

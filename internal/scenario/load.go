@@ -389,5 +389,10 @@ func (l *locator) decode(data []byte, cs *compiledSchema) (*Scenario, error) {
 	if m := &s.Metrics; m.SteadyState != nil && *m.SteadyState {
 		m.SteadyState = nil
 	}
+	// target.stream_counting "vllm" is the default, held as "", so that
+	// saying it changes no hash.
+	if s.Target.StreamCounting == "vllm" {
+		s.Target.StreamCounting = ""
+	}
 	return &s, nil
 }

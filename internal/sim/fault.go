@@ -25,7 +25,7 @@ const (
 	// request, before any response header. A request that comes again
 	// with the same X-Request-Id (a client's resend: a reset of a reused
 	// connection looks like a server that closed it idle with the request
-	// unread) is reset again, whether the fault hits it or not.
+	// unread) is reset again, once, whether the fault hits it or not.
 	FaultReset FaultKind = "reset"
 	// FaultStall reads the request and never answers, until the client
 	// gives up (its request timeout) or the server shuts down.
@@ -179,13 +179,18 @@ func (f *Fault) delay() time.Duration {
 	return defaultSlowHeaders
 }
 
+// resendReset is the fault of a request a reset fault reset before,
+// coming again with the same X-Request-Id (a client's resend): it is
+// reset once more, and then forgotten.
+var resendReset = Fault{Kind: FaultReset, Every: 1}
+
 // faultFor returns the first of the configured faults that hits model
-// request seq with X-Request-Id id, or nil: a reset fault hits any request
-// whose id it reset before.
+// request seq with X-Request-Id id, or nil: a request a reset fault reset
+// is reset again when it comes back (once).
 func (s *Server) faultFor(seq uint64, id string) *Fault {
 	if id != "" {
-		if f, ok := s.resetIDs.LoadAndDelete(id); ok {
-			return f.(*Fault)
+		if _, ok := s.resetIDs.LoadAndDelete(id); ok {
+			return &resendReset
 		}
 	}
 	for i := range s.cfg.Faults {
@@ -218,6 +223,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 			in.t0 = in.t0.Add(f.delay())
 			return false
 		case <-r.Context().Done():
+			s.metrics.finished[finishAbort].Add(1) // the client gave up
 			return true
 		}
 	}
@@ -232,10 +238,13 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 		w.Header().Set("Retry-After", "1")
 		in.fail(&apiError{http.StatusTooManyRequests, "TooManyRequests", why})
 	case FaultReset:
-		if in.reqID != "" {
-			s.resetIDs.Store(in.reqID, f)
+		if !resetConn(w) {
+			return false
 		}
-		return resetConn(w)
+		if in.reqID != "" && f != &resendReset {
+			s.resetIDs.Store(in.reqID, struct{}{}) // its resend is reset too, once
+		}
+		return true
 	case FaultStall:
 		// The request's context ends when the client closes the
 		// connection or Close closes it.

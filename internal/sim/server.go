@@ -49,7 +49,7 @@ type Server struct {
 	// Set by Start.
 	listener  *injectListener
 	limit     *limitListener // Config.MaxConns's, nil without a limit
-	resetIDs  sync.Map       // X-Request-Id → *Fault: requests a reset fault reset, to reset again
+	resetIDs  sync.Map       // X-Request-Ids a reset fault reset, whose resend is reset too
 	srv       *http.Server
 	url       string
 	served    chan struct{}
