@@ -24,11 +24,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -207,7 +209,19 @@ type Prepared struct {
 	sequences    int     // a pooling request's num_input_sequences (0: generation)
 	audioSeconds float64 // the duration of the audio clip it uploads (0: none)
 	format       uint8   // a pooling response's body format (formatJSON, ...)
+	conv         string  // the conversation's id (dataset.Request.Conversation), "" for none
+	turn         int     // the turn's index in it
+	skip         string  // why it is not sent (dataset.Request.Skip), "" to send it
+	extra        []byte  // the request's own header lines (dataset.Request.Headers), for the lean client
 }
+
+// Conversation returns the id of the request's conversation and its turn
+// index ("" and 0 outside a conversation).
+func (p *Prepared) Conversation() (string, int) { return p.conv, p.turn }
+
+// NotSent returns why the request is not to be sent (dataset.Request.Skip),
+// "" when it is sent.
+func (p *Prepared) NotSent() string { return p.skip }
 
 // Prepare builds the payloads of reqs. Doing it before the clock starts
 // keeps JSON encoding off the hot path. withIDs controls whether the
@@ -227,11 +241,21 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 		if _, ok := reqs[i].ExtraBody["tools"]; ok && !tools {
 			return nil, fmt.Errorf("request %d: the request carries tools (a tool-calling dataset's, such as BFCL), which only the openai-chat backend sends", i)
 		}
+		if reqs[i].Skip != "" {
+			out[i] = Prepared{skip: reqs[i].Skip, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen, id: reqs[i].ID, turn: reqs[i].Turn}
+			if cv := reqs[i].Conversation; cv != nil {
+				out[i].conv = cv.ID
+			}
+			continue
+		}
 		b, err := c.codec.Payload(&reqs[i], &c.opts)
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
-		p := Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen}
+		p := Prepared{body: b, header: c.header, promptLen: reqs[i].PromptLen, outputLen: reqs[i].OutputLen, turn: reqs[i].Turn}
+		if cv := reqs[i].Conversation; cv != nil {
+			p.conv = cv.ID
+		}
 		if as, ok := c.codec.(audioSeconder); ok {
 			p.audioSeconds = as.AudioSeconds(&reqs[i])
 		}
@@ -243,6 +267,7 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 			p.header = c.header.Clone()
 			p.header.Set("x-request-id", reqs[i].ID)
 		}
+
 		if tl.buf != nil {
 			p.traceID = tl.traceID(i)
 			p.trace = tl.buf[i*traceAttempts*traceLineLen : (i+1)*traceAttempts*traceLineLen]
@@ -250,6 +275,18 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 				p.header = c.header.Clone()
 			}
 			p.header[http.CanonicalHeaderKey(traceHeaderKey)] = []string{tl.value(i)}
+		}
+		if len(reqs[i].Headers) > 0 {
+			// The request's own headers (a session id), for both paths.
+			p.header = p.header.Clone()
+			for _, k := range slices.Sorted(maps.Keys(reqs[i].Headers)) {
+				v := reqs[i].Headers[k]
+				if !validHeaderValue(v) {
+					return nil, fmt.Errorf("request %d: header %s: a value may hold no control character", i, k)
+				}
+				p.header.Set(k, v)
+				p.extra = append(p.extra, http.CanonicalHeaderKey(k)+": "+v+"\r\n"...)
+			}
 		}
 		out[i] = p
 	}

@@ -30,7 +30,12 @@ func (chat) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	var p py.Object
 	p.Set("model", o.ModelFor(r))
 	if len(r.Messages) > 0 {
-		msgs, err := chatMessages(r.Messages)
+		all := r.Messages
+		if r.Conversation != nil {
+			// A conversation's turn carries its history first.
+			all = append(r.Conversation.History(), r.Messages...)
+		}
+		msgs, err := chatMessages(all)
 		if err != nil {
 			return nil, err
 		}

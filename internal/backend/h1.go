@@ -543,6 +543,7 @@ func (x *h1Exchange) write(p *Prepared) error {
 	b = strconv.AppendInt(b, int64(len(p.body)), 10)
 	b = append(b, "\r\n"...)
 	b = append(b, h.header...)
+	b = append(b, p.extra...)
 	if p.id != "" {
 		b = append(append(append(b, "X-Request-Id: "...), p.id...), "\r\n"...)
 	} else {

@@ -146,7 +146,7 @@ var badInputs = []badInput{
 	{name: "CUE unknown dataset kind lists the kinds", issue: "22.4",
 		files: map[string]string{"s.cue": "dataset: mooncake: {}\n"},
 		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,
-		stderr: `^vbench: s\.cue:1:10: dataset\.mooncake: field not allowed \(allowed: burstgpt, custom, .*, sharegpt, sonnet, spec_bench, speed_bench, timed_trace\)$`},
+		stderr: `^vbench: s\.cue:1:10: dataset\.mooncake: field not allowed \(allowed: burstgpt, conversations, custom, .*, sharegpt, sonnet, spec_bench, speed_bench, timed_trace\)$`},
 	{name: "CUE field of another dataset kind", issue: "22.4",
 		files: map[string]string{"s.cue": "dataset: sharegpt: {path: \"sg.json\", input_len: 5}\n"},
 		args:  []string{"vet", "s.cue"}, exit: cli.ExitUsage,

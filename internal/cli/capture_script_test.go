@@ -32,10 +32,7 @@ func captureproxy(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: captureproxy LOG")
 	}
-	log, err := os.OpenFile(ts.MkAbs(args[0]), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	ts.Check(err)
-	ts.Defer(func() { _ = log.Close() })
-	var mu sync.Mutex
+	logLine := openJSONLog(ts, args[0])
 	startProxy(ts, "CAPTURE_URL", func(r *http.Request, body []byte) {
 		if !strings.HasSuffix(r.URL.Path, "/completions") {
 			return
@@ -54,11 +51,24 @@ func captureproxy(ts *testscript.TestScript, neg bool, args []string) {
 		} else if n := len(req.Messages); n > 0 {
 			c.Prompt = messageText(req.Messages[n-1].Content)
 		}
-		line, _ := json.Marshal(c)
-		mu.Lock()
-		_, _ = log.Write(append(line, '\n'))
-		mu.Unlock()
+		logLine(c)
 	})
+}
+
+// openJSONLog opens (or creates) the file name for appending, closed when
+// the script ends, and returns a function that appends v to it as one
+// JSON line; it is safe for concurrent use.
+func openJSONLog(ts *testscript.TestScript, name string) func(v any) {
+	log, err := os.OpenFile(ts.MkAbs(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	ts.Check(err)
+	ts.Defer(func() { _ = log.Close() })
+	var mu sync.Mutex
+	return func(v any) {
+		line, _ := json.Marshal(v)
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = log.Write(append(line, '\n'))
+	}
 }
 
 // messageText is a chat message's text: its content string, or the text

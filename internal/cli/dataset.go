@@ -103,6 +103,11 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string, align boo
 		}
 		tok, tokSource = res.Tokenizer, res.Source
 	}
+	if sc.Dataset.Name == "conversations" {
+		// Its later turns are made as the answers arrive: what can be
+		// shown before a run is the plan.
+		return writeConversationPlan(p, sc)
+	}
 	var counts dataset.Counts
 	reqs, err := pipeline.BuildDataset(ctx, sc, pipeline.Env{Stdout: p.Stderr, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now},
 		pipeline.DatasetOptions{Tokenizer: tok, Align: align, Counts: &counts})
@@ -263,3 +268,26 @@ func (st lengthStats) svg(kind string) []byte {
 
 // xmlEscape escapes text for an SVG text node.
 var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace
+
+// writeConversationPlan prints a conversations dataset's plan: the turns,
+// each turn's mean prompt length with its history (answers taken at their
+// planned lengths), and the ideal prefix-cache hit rate.
+func writeConversationPlan(p Process, sc *scenario.Scenario) error {
+	plan, err := dataset.PlanConversations(sc.Dataset, sc.Seed)
+	if err != nil {
+		return failErr(err)
+	}
+	fmt.Fprintf(p.Stdout, "dataset conversations: %d conversations, %d turns planned, none sent (seed %d); their prompts are made as the answers arrive\n",
+		plan.Conversations, plan.Turns, sc.Seed)
+	fmt.Fprintf(p.Stdout, "%-6s %14s %22s\n", "turn", "conversations", "mean prompt (tokens)")
+	for t, tp := range plan.ByTurn {
+		fmt.Fprintf(p.Stdout, "%-6d %14d %22.1f\n", t+1, tp.Conversations, tp.MeanPrompt)
+	}
+	rate := 0.0
+	if plan.PromptTokens > 0 {
+		rate = 100 * float64(plan.RepeatedTokens) / float64(plan.PromptTokens)
+	}
+	fmt.Fprintf(p.Stdout, "ideal prefix-cache hit rate: %.2f %% (%d of %d prompt tokens repeat an earlier prompt or answer)\n",
+		rate, plan.RepeatedTokens, plan.PromptTokens)
+	return nil
+}

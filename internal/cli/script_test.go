@@ -126,6 +126,12 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 			cfg.LoRAModules = strings.Split(v, ",")
 		case "--profiler":
 			cfg.NoProfiler = v == "off"
+		case "--prefill-per-token":
+			cfg.PrefillPerToken, err = time.ParseDuration(v)
+		case "--cached-prefill-per-token":
+			var d time.Duration
+			d, err = time.ParseDuration(v)
+			cfg.CachedPrefillPerToken = &d
 		case "--reasoning-tokens":
 			_, err = fmt.Sscan(v, &cfg.ReasoningTokens)
 		default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,6 +74,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.DurationVar(&cfg.ITL, "itl", cfg.ITL, "inter-token latency")
 	f.DurationVar(&cfg.Jitter, "jitter", cfg.Jitter, "standard deviation of deterministic per-token jitter")
 	f.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "extra time to first token per prompt token")
+	f.Var(optDuration{&cfg.CachedPrefillPerToken}, "cached-prefill-per-token", "extra time to first token per prompt token found in the prefix cache (default: --prefill-per-token's)")
 	f.IntVar(&cfg.DefaultOutputLen, "output-len", cfg.DefaultOutputLen, "output tokens when a request sets no max_tokens")
 	f.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	f.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the jitter, natural EOS lengths and text")
@@ -117,7 +119,7 @@ func (f faultFlag) String() string {
 	for i, x := range *f.faults {
 		specs[i] = x.String()
 	}
-	return strings.Join(specs, ",")
+	return strings.Join(specs, " ") // a spec may hold a comma (,delay=)
 }
 
 // Set adds one fault.
@@ -132,3 +134,24 @@ func (f faultFlag) Set(v string) error {
 
 // Type names the flag's value in help.
 func (faultFlag) Type() string { return "spec" }
+
+// optDuration is a flag.Value that sets a duration pointer when given.
+type optDuration struct{ p **time.Duration }
+
+func (o optDuration) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return (**o.p).String()
+}
+
+func (o optDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*o.p = &d
+	return nil
+}
+
+func (o optDuration) Type() string { return "duration" }

@@ -88,6 +88,13 @@ type Request struct {
 	Time time.Duration
 	// Timed reports that Time is set.
 	Timed bool
+	// Headers, when not nil, are sent with this request besides the
+	// run's (a conversation's session header).
+	Headers map[string]string
+	// Skip, when set, says the request is not sent, and why (a turn of a
+	// conversation that ended): its record is marked not sent with this
+	// text.
+	Skip string
 }
 
 // AudioClip is an audio clip to upload.

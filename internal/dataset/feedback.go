@@ -45,6 +45,16 @@ type Feedback struct {
 	answers map[int]Answer
 	arrived chan struct{} // closed and replaced when an answer arrives
 	ended   bool
+	listen  func(Answer)
+}
+
+// Listen makes Put hand every answer, expected or not, to fn as well (a
+// source that follows all its requests' answers, such as a conversations
+// engine); fn must not block.
+func (f *Feedback) Listen(fn func(Answer)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.listen = fn
 }
 
 // NewFeedback returns an empty Feedback.
@@ -64,6 +74,9 @@ func (f *Feedback) Expect(i int) {
 func (f *Feedback) Put(a Answer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.listen != nil {
+		f.listen(a)
+	}
 	if !f.want[a.Index] {
 		return
 	}

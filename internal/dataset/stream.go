@@ -31,6 +31,11 @@ type Stream struct {
 	// feedback carries answers to a kind that asks for them (nil
 	// otherwise).
 	feedback *Feedback
+	// releaser is a source that decides its release times (nil
+	// otherwise).
+	releaser interface {
+		Releaser(seed int64) *ConvReleaser
+	}
 }
 
 // Open starts the scenario's dataset through its kind's registry entry,
@@ -58,6 +63,9 @@ func Open(ctx context.Context, spec scenario.Dataset, env Env) (*Stream, error) 
 		return nil, inputError(k.Name, err)
 	}
 	s := &Stream{name: k.Name}
+	s.releaser, _ = src.(interface {
+		Releaser(seed int64) *ConvReleaser
+	})
 	if k.Count == nil || env.NumPrompts < 0 {
 		return s.whole(ctx, k, src, env)
 	}
@@ -202,6 +210,16 @@ func (s *Stream) Next() (Request, error) {
 		return Request{}, fmt.Errorf("internal error: dataset %s made more than the %d requests it counted", s.name, s.n)
 	}
 	return r, nil
+}
+
+// Releaser returns the schedule of a stream whose kind decides when its
+// requests are released (a conversations run: each turn once the
+// previous one answered), nil for the others; seed is the scenario's.
+func (s *Stream) Releaser(seed int64) *ConvReleaser {
+	if s.releaser == nil {
+		return nil
+	}
+	return s.releaser.Releaser(seed)
 }
 
 // WantsFeedback reports whether the stream's kind asks for the run's

@@ -202,3 +202,12 @@ func notSentText(notSent, planned int) string {
 	}
 	return fmt.Sprintf("Requests not sent: %d of %d (the run was interrupted first; they are not counted as failed)\n", notSent, planned)
 }
+
+// endedTurnsText is the line on the turns of ended conversations that were
+// not sent (see dataset.ConversationsSpec), "" when there are none.
+func endedTurnsText(skipped, planned int) string {
+	if skipped <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("Requests not sent: %d of %d (turns of conversations that ended when a turn failed; they are not counted as failed)\n", skipped, planned)
+}

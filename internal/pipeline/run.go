@@ -275,6 +275,17 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if err != nil {
 		return nil, err
 	}
+	if rel := stream.Releaser(sc.Seed); rel != nil {
+		// A conversations run: its conversations arrive by the run's
+		// arrival process; each later turn is released once the one
+		// before it has answered (and its think time has passed).
+		arrivals, err := schedule.NewCursor(scheduleSpec(sc), rel.Conversations(), arrivalSeed(sc))
+		if err != nil {
+			return nil, err
+		}
+		rel.Start(ctx, arrivals.Next)
+		sched = rel
+	}
 	pr.client, pr.stream, pr.lora, pr.probe, pr.maxConc = client, stream, loraAssigner(sc.Target, pyGlobal), probe, maxConc
 	pr.sched, pr.n, pr.replay = sched, stream.Len(), replay
 	return pr, nil
@@ -390,12 +401,21 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	// The timeline draws every request: only then are the records kept.
 	keep := sc.Output.PlotTimeline || env.KeepRecords
+	var skipped atomic.Int64 // requests the dataset said not to send (an ended conversation's turns)
+	turns := &turnStats{}
+	sinks = append(sinks, turns)
 	res := run.RunWith(runCtx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
 		pr.window.take,
 		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
 			if p == nil {
 				rec.Start = now()
 				rec.Error = "request not sent: its payload could not be made (see the run's error)"
+				return
+			}
+			rec.Conversation, rec.Turn = p.Conversation()
+			if why := p.NotSent(); why != "" {
+				rec.Start, rec.Error, rec.NotSent = now(), why, true
+				skipped.Add(1)
 				return
 			}
 			pr.activity.Send(now, func() { client.Send(ctx, p, rec, now) })
@@ -438,14 +458,14 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), experiment: exp,
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent() + int(skipped.Load()), experiment: exp,
 		Health: run.HealthOf(run.Lags(acc.Lags()), load), Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent, n) + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent-int(skipped.Load()), n) + endedTurnsText(int(skipped.Load()), n) + turns.line() + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	var stopErr error
 	if res.Interrupted {
 		stopErr = fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, n, context.Cause(runCtx))

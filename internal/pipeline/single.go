@@ -131,6 +131,10 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		cfg.ITL = msDuration(s.ITLMs)
 		cfg.Jitter = msDuration(s.JitterMs)
 		cfg.PrefillPerToken = time.Duration(s.PrefillUsPerToken * float64(time.Microsecond))
+		if c := s.CachedPrefillUsPerToken; c != nil {
+			d := time.Duration(*c * float64(time.Microsecond))
+			cfg.CachedPrefillPerToken = &d
+		}
 		cfg.DefaultOutputLen = s.OutputLen
 		cfg.Model = s.Model
 		if sc.Target.Model != "" {

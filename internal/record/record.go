@@ -83,6 +83,10 @@ type Record struct {
 	// was cancelled while it waited for a concurrency slot. It is neither a
 	// success nor a failure (vLLM's outputs hold only requests that ran).
 	NotSent bool `json:"not_sent,omitempty"`
+	// Conversation is the id of the conversation the request is a turn
+	// of, and Turn its 0-based turn index ("" and 0 outside one).
+	Conversation string `json:"conversation,omitempty"`
+	Turn         int    `json:"turn,omitempty"`
 	// FinishReason is the server's finish_reason ("stop": the model's stop
 	// token or a stop string, "length": the token limit), "" when it sent
 	// none.

@@ -95,6 +95,10 @@ type Simulator struct {
 	JitterMs float64 `json:"jitter_ms"`
 	// PrefillUsPerToken adds this many microseconds of TTFT per prompt token.
 	PrefillUsPerToken float64 `json:"prefill_us_per_token"`
+	// CachedPrefillUsPerToken, when set, is the prefill time of a prompt
+	// token found in the prefix cache instead (sim.Config's
+	// CachedPrefillPerToken).
+	CachedPrefillUsPerToken *float64 `json:"cached_prefill_us_per_token,omitempty"`
 	// OutputLen is the output length used when a request sets no max tokens.
 	OutputLen int `json:"output_len"`
 	// Model is the model name the simulator serves.

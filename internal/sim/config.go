@@ -25,6 +25,11 @@ type Config struct {
 	Jitter time.Duration
 	// PrefillPerToken is added to the TTFT once per prompt token.
 	PrefillPerToken time.Duration
+	// CachedPrefillPerToken, when not nil, is the prefill time of a prompt
+	// token found in the prefix cache (PrefixCacheBlocks) instead of
+	// PrefillPerToken, so that a prompt that repeats an earlier one's
+	// prefix (a conversation's history) answers sooner.
+	CachedPrefillPerToken *time.Duration
 	// PrefillPerMediaItem is added to the TTFT once per image of a chat
 	// request (per frame of a video, per audio clip), besides the
 	// PrefillPerToken of the tokens the media count as (see mediaTokens):
@@ -149,6 +154,9 @@ func (c Config) validate() error {
 	nonNegative("itl", c.ITL)
 	nonNegative("jitter", c.Jitter)
 	nonNegative("prefill per token", c.PrefillPerToken)
+	if c.CachedPrefillPerToken != nil {
+		nonNegative("cached prefill per token", *c.CachedPrefillPerToken)
+	}
 	nonNegative("prefill per media item", c.PrefillPerMediaItem)
 	if c.DefaultOutputLen < 1 {
 		errs = append(errs, fmt.Errorf("default output length must be at least 1, got %d", c.DefaultOutputLen))

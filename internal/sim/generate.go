@@ -429,10 +429,14 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 	if a != apiCompletions && a != apiAudio {
 		c.reasoning = min(s.cfg.ReasoningTokens, c.n-1)
 	}
+	hit := s.metrics.prefix.lookup(ids)
 	c.sched = newScheduler(s.cfg, p, c.key)
 	c.sched.base += time.Duration(req.mediaUnits) * s.cfg.PrefillPerMediaItem
+	if cp := s.cfg.CachedPrefillPerToken; cp != nil {
+		// The cached tokens' prefill costs what a cached token does.
+		c.sched.base += time.Duration(hit) * (*cp - s.cfg.PrefillPerToken)
+	}
 	c.due = c.sched.next()
-	s.metrics.prefix.lookup(ids)
 	return nil
 }
 
