@@ -106,7 +106,7 @@ func runDataset(p Process, sc *scenario.Scenario, export, plot string, align boo
 	if sc.Dataset.Name == "conversations" {
 		// Its later turns are made as the answers arrive: what can be
 		// shown before a run is the plan.
-		return writeConversationPlan(p, sc)
+		return writeConversationPlan(p, sc, tok)
 	}
 	var counts dataset.Counts
 	reqs, err := pipeline.BuildDataset(ctx, sc, pipeline.Env{Stdout: p.Stderr, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now},
@@ -272,8 +272,12 @@ var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`,
 // writeConversationPlan prints a conversations dataset's plan: the turns,
 // each turn's mean prompt length with its history (answers taken at their
 // planned lengths), and the ideal prefix-cache hit rate.
-func writeConversationPlan(p Process, sc *scenario.Scenario) error {
-	plan, err := dataset.PlanConversations(sc.Dataset, sc.Seed)
+func writeConversationPlan(p Process, sc *scenario.Scenario, tok tokenizer.Tokenizer) error {
+	var enc interface{ Encode(string, bool) []int }
+	if tok != nil {
+		enc = tok
+	}
+	plan, err := dataset.PlanConversations(sc.Dataset, sc.Seed, enc)
 	if err != nil {
 		return failErr(err)
 	}

@@ -48,6 +48,12 @@ type convEngine struct {
 	decisions []turnRef
 	convs     []convState
 	ctx       context.Context
+	// fileHistory fills the history with the file's answers instead of
+	// the server's (ConversationsSpec.History "file").
+	fileHistory bool
+	// maxActive caps the conversations in progress (0: no cap); active
+	// counts them.
+	maxActive, active int
 }
 
 func newConvEngine(plans []convPlan) *convEngine {
@@ -67,7 +73,7 @@ func (e *convEngine) signal() {
 // earliest returns the next release that is known: the earlier of the
 // next conversation's arrival and the earliest ready turn; e.mu is held.
 func (e *convEngine) earliest() (turnRef, bool, bool) {
-	arrival := e.arrivals != nil && e.started < len(e.plans)
+	arrival := e.arrivals != nil && e.started < len(e.plans) && (e.maxActive <= 0 || e.active < e.maxActive)
 	switch {
 	case arrival && (len(e.ready) == 0 || e.nextArr < e.ready[0].at):
 		return turnRef{at: e.nextArr, conv: e.started}, true, true
@@ -90,6 +96,11 @@ func (e *convEngine) release() time.Duration {
 		ref, arrival, ok := e.earliest()
 		if ok && (ref.at <= now || e.inflight == 0) {
 			if arrival {
+				e.active++
+				if e.maxActive > 0 {
+					// An arrival held back by the cap starts now.
+					ref.at = max(ref.at, now)
+				}
 				e.started++
 				if e.started < len(e.plans) {
 					e.nextArr = e.arrivals()
@@ -207,14 +218,21 @@ func (e *convEngine) answered(a Answer) {
 		if out <= 0 {
 			out = p.output[ref.turn]
 		}
+		text := a.Text
+		if e.fileHistory && p.answers != nil && p.answers[ref.turn] != "" {
+			text, out = p.answers[ref.turn], p.output[ref.turn]
+		}
 		cs.history = cs.prompt + out
 		if cs.c != nil {
-			cs.c.Answered(cs.pending, a.Text)
+			cs.c.Answered(cs.pending, text)
 		}
 		if next := ref.turn + 1; next < p.turns {
 			heap.Push(&e.ready, turnRef{at: a.End + time.Duration(p.thinkMs[next])*time.Millisecond, conv: ref.conv, turn: next})
+		} else {
+			e.active-- // its last turn answered
 		}
 	} else {
+		e.active--
 		why := fmt.Sprintf("not sent: conversation %d ended at turn %d, whose request failed: %s", ref.conv, ref.turn, a.Error)
 		for t := ref.turn + 1; t < p.turns; t++ {
 			heap.Push(&e.ready, turnRef{at: a.End, conv: ref.conv, turn: t, skip: why})

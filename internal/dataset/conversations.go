@@ -37,6 +37,19 @@ type ConversationsSpec struct {
 	// SessionHeader, when set, names a header that carries the
 	// conversation's id on each of its turns (sticky routing).
 	SessionHeader string `json:"session_header,omitempty"`
+	// Path, when set, is a ShareGPT-style JSON file whose conversations
+	// give the user turns (and Turns and InputLen are not used): the
+	// first Conversations of them, in file order.
+	Path string `json:"path,omitempty"`
+	// MaxActive, when positive, caps the conversations in progress: a
+	// conversation that arrives while MaxActive are under way starts when
+	// one of them ends (load.max_concurrency caps requests instead).
+	MaxActive int `json:"max_active,omitempty"`
+	// History is what a turn's history holds of the earlier answers:
+	// "server", the answers as the server gave them, or "file", the
+	// file's own answers (with Path), whose lengths are then also each
+	// turn's max_tokens.
+	History string `json:"history"`
 }
 
 // SharedPrefix is a conversation's system prompt: Len tokens shared by
@@ -159,8 +172,14 @@ func init() {
 			if err != nil {
 				return 0
 			}
+			var file []fileConv
+			if s.Path != "" {
+				if file, err = readConversationFile(s.Path); err != nil {
+					return 0 // New, called first, reported it
+				}
+			}
 			n := 0
-			for _, t := range s.plan(0) {
+			for _, t := range s.plan(0, nil, file) {
 				n += t.turns
 			}
 			return n
@@ -175,6 +194,10 @@ func checkConversations(spec any) []scenario.Problem {
 		if msg := d.problem(); msg != "" {
 			out = append(out, scenario.NewProblem(msg, "dataset", "conversations", name))
 		}
+	}
+	if s.History == "file" && s.Path == "" {
+		out = append(out, scenario.NewProblem(`history "file" takes the answers from the conversations file: set path, or history "server"`,
+			"dataset", "conversations", "history"))
 	}
 	if s.SharedPrefix.Scope != "none" && s.SharedPrefix.Len <= 0 {
 		out = append(out, scenario.NewProblem(fmt.Sprintf("a %s shared prefix needs len > 0 (or scope \"none\")", s.SharedPrefix.Scope),
@@ -199,25 +222,56 @@ func (d Dist) problem() string {
 }
 
 // convPlan is one conversation as drawn before the run: its turns' input
-// and output lengths and think times.
+// and output lengths and think times, and, from a file, its user turns
+// and the file's answers.
 type convPlan struct {
 	turns   int
 	input   []int
 	output  []int
 	thinkMs []int
+	users   []string // from a file (nil: random text)
+	answers []string // the file's answers (nil without a file)
 }
 
 // plan draws every conversation's shape from seed: the same seed gives
-// the same conversations.
-func (s *ConversationsSpec) plan(seed int64) []convPlan {
+// the same conversations. With file (the spec's Path, read), the turns
+// are the file's first Conversations conversations, measured with tok
+// (nil: lengths of 1, for counting turns only); a turn's output length is
+// its file answer's when the history is the file's and it has one.
+func (s *ConversationsSpec) plan(seed int64, tok interface{ Encode(string, bool) []int }, file []fileConv) []convPlan {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x636f6e76))
-	out := make([]convPlan, s.Conversations)
+	n := s.Conversations
+	if file != nil {
+		n = min(n, len(file))
+	}
+	count := func(text string) int {
+		if tok == nil {
+			return 1
+		}
+		return max(len(tok.Encode(text, false)), 1)
+	}
+	out := make([]convPlan, n)
 	for i := range out {
-		t := s.Turns.Draw(rng, 1)
+		t := 0
+		if file != nil {
+			t = len(file[i].users)
+		} else {
+			t = s.Turns.Draw(rng, 1)
+		}
 		p := convPlan{turns: t, input: make([]int, t), output: make([]int, t), thinkMs: make([]int, t)}
+		if file != nil {
+			p.users, p.answers = file[i].users, file[i].answers
+		}
 		for k := range t {
-			p.input[k] = s.InputLen.Draw(rng, 1)
+			if file != nil {
+				p.input[k] = count(p.users[k])
+			} else {
+				p.input[k] = s.InputLen.Draw(rng, 1)
+			}
 			p.output[k] = s.OutputLen.Draw(rng, 1)
+			if file != nil && s.History == "file" && p.answers[k] != "" {
+				p.output[k] = count(p.answers[k])
+			}
 			p.thinkMs[k] = s.ThinkTimeMs.Draw(rng, 0)
 		}
 		out[i] = p
@@ -229,6 +283,7 @@ func (s *ConversationsSpec) plan(seed int64) []convPlan {
 // turns in the order its engine releases them (see Releaser).
 type conversationsSource struct {
 	spec ConversationsSpec
+	file []fileConv // the conversations file's, when Path is set
 	eng  *convEngine
 }
 
@@ -237,7 +292,13 @@ func newConversationsSource(spec scenario.Dataset) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conversationsSource{spec: *s}, nil
+	src := &conversationsSource{spec: *s}
+	if s.Path != "" {
+		if src.file, err = readConversationFile(s.Path); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
 }
 
 // Requests yields each released turn: the user message of its turn,
@@ -245,7 +306,7 @@ func newConversationsSource(spec scenario.Dataset) (Source, error) {
 // for turn 0, the system prompt.
 func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
-		plans := s.spec.plan(env.Seed)
+		plans := s.spec.plan(env.Seed, env.Tokenizer, s.file)
 		rng := rand.New(rand.NewPCG(uint64(env.Seed), 0x70726f6d))
 		allowed := allowedTokens(env.Tokenizer.VocabSize(), env.Tokenizer.SpecialIDs())
 		text := func(n int) string {
@@ -260,6 +321,7 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 			global = text(s.spec.SharedPrefix.Len)
 		}
 		eng := s.engine(plans)
+		eng.fileHistory, eng.maxActive = s.spec.History == "file", s.spec.MaxActive
 		if env.Feedback != nil {
 			env.Feedback.Listen(eng.answered)
 		}
@@ -292,7 +354,12 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 				r.Headers = map[string]string{s.spec.SessionHeader: c.ID}
 			}
 			if ref.skip == "" {
-				user := text(p.input[ref.turn])
+				var user string
+				if p.users != nil {
+					user = p.users[ref.turn]
+				} else {
+					user = text(p.input[ref.turn])
+				}
 				if ref.turn == 0 && systems[ref.conv] != "" {
 					r.Messages = append(r.Messages, Message{Role: RoleSystem, Content: systems[ref.conv]})
 				}
@@ -321,7 +388,7 @@ func (s *conversationsSource) engine(plans []convPlan) *convEngine {
 // Releaser returns the source's release engine as the run's schedule
 // (see Releaser); the pipeline calls it before the run.
 func (s *conversationsSource) Releaser(seed int64) *ConvReleaser {
-	return &ConvReleaser{eng: s.engine(s.spec.plan(seed))}
+	return &ConvReleaser{eng: s.engine(s.spec.plan(seed, nil, s.file))}
 }
 
 // ConversationPlan summarizes a conversations dataset as it will run,
@@ -347,8 +414,9 @@ type TurnPlan struct {
 }
 
 // PlanConversations draws the conversations of spec with seed, as a run
-// does, and summarizes them (see ConversationPlan).
-func PlanConversations(spec scenario.Dataset, seed int64) (ConversationPlan, error) {
+// does, measuring a conversations file's turns with tok, and summarizes
+// them (see ConversationPlan).
+func PlanConversations(spec scenario.Dataset, seed int64, tok interface{ Encode(string, bool) []int }) (ConversationPlan, error) {
 	s, err := specOf[ConversationsSpec](spec)
 	if err != nil {
 		return ConversationPlan{}, err
@@ -359,7 +427,13 @@ func PlanConversations(spec scenario.Dataset, seed int64) (ConversationPlan, err
 	if s.SharedPrefix.Scope != "none" {
 		sys = s.SharedPrefix.Len
 	}
-	for _, p := range s.plan(seed) {
+	var file []fileConv
+	if s.Path != "" {
+		if file, err = readConversationFile(s.Path); err != nil {
+			return ConversationPlan{}, err
+		}
+	}
+	for _, p := range s.plan(seed, tok, file) {
 		out.Conversations++
 		history := sys
 		for t := range p.turns {

@@ -156,7 +156,7 @@ func TestPlanConversations(t *testing.T) {
 	ten, five, three := 10.0, 5.0, 3.0
 	spec := &ConversationsSpec{Conversations: 1, Turns: Dist{Fixed: &three}, InputLen: Dist{Fixed: &ten},
 		OutputLen: Dist{Fixed: &five}, SharedPrefix: SharedPrefix{Scope: "none"}, ThinkTimeMs: Dist{Fixed: new(float64)}}
-	plan, err := PlanConversations(scenario.Dataset{Name: "conversations", Spec: spec}, 0)
+	plan, err := PlanConversations(scenario.Dataset{Name: "conversations", Spec: spec}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
