@@ -47,6 +47,20 @@ func TestDiskFullStopsTheRun(t *testing.T) {
 	if _, err := exec.LookPath("mount"); err != nil && os.Getenv("VBENCH_REQUIRE_TMPFS") == "" {
 		t.Skip("no mount command: not a full system")
 	}
+	for _, tc := range []struct{ name, workload string }{
+		{"random", "dataset: random: {input_len: 16, output_len: 64}\n"},
+		// A conversations run waits for answers between turns: it
+		// must stop waiting when the run stops.
+		{"conversations", "target: {backend: \"openai-chat\", endpoint: \"/v1/chat/completions\"}\n" +
+			"dataset: conversations: {conversations: 200, turns: 10, input_len: 16, output_len: 64}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { diskFull(t, tc.workload) })
+	}
+}
+
+// diskFull runs workload (scenario lines) with its records on a full
+// disk, for TestDiskFullStopsTheRun.
+func diskFull(t *testing.T, workload string) {
 	disk := mountTmpfs(t, "48k")
 	var stdout, stderr bytes.Buffer
 	p := cli.Process{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
@@ -54,11 +68,10 @@ func TestDiskFullStopsTheRun(t *testing.T) {
 	scen := filepath.Join(t.TempDir(), "full.cue")
 	if err := os.WriteFile(scen, []byte(`target: simulator: {ttft_ms: 1, itl_ms: 0.2}
 tokenizer: name: "o200k_base"
-dataset: random: {input_len: 16, output_len: 64}
 sampling: ignore_eos: true
 load: {num_prompts: 2000, max_concurrency: 64}
 output: {save_result: true, save_detailed: true, result_dir: "`+disk+`", result_filename: "full.json", disable_tqdm: true}
-`), 0o644); err != nil {
+`+workload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code := cli.Main([]string{"run", scen}, p)

@@ -54,6 +54,19 @@ type convEngine struct {
 	// maxActive caps the conversations in progress (0: no cap); active
 	// counts them.
 	maxActive, active int
+	// ended says the run has ended (Stream.End): waits stop.
+	ended bool
+}
+
+// end ends the engine: a source waiting for a decision and the
+// dispatcher waiting for a release stop waiting.
+func (e *convEngine) end() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ended {
+		e.ended = true
+		e.signal()
+	}
 }
 
 func newConvEngine(plans []convPlan) *convEngine {
@@ -93,6 +106,9 @@ func (e *convEngine) release() time.Duration {
 	}
 	for {
 		now := time.Since(e.start)
+		if e.ended {
+			return now
+		}
 		ref, arrival, ok := e.earliest()
 		if ok && (ref.at <= now || e.inflight == 0) {
 			if arrival {
@@ -139,7 +155,7 @@ func (e *convEngine) release() time.Duration {
 			t.Stop()
 		}
 		e.mu.Lock()
-		if e.ctx.Err() != nil {
+		if e.ctx.Err() != nil || e.ended {
 			return time.Since(e.start)
 		}
 	}
@@ -163,6 +179,10 @@ func (e *convEngine) decision(ctx context.Context, i int) (turnRef, bool, error)
 		return turnRef{}, false, errNotReleased
 	}
 	for len(e.decisions) <= i {
+		if e.ended {
+			e.mu.Unlock()
+			return turnRef{}, false, ErrRunEnded
+		}
 		ch := e.changed
 		e.mu.Unlock()
 		select {
@@ -179,6 +199,10 @@ func (e *convEngine) decision(ctx context.Context, i int) (turnRef, bool, error)
 	}
 	return ref, true, nil
 }
+
+// EndedTurnPrefix starts the error text of a turn not sent because a
+// failed turn ended its conversation.
+const EndedTurnPrefix = "not sent: conversation"
 
 // errNotReleased is the error of a conversations stream read without a
 // run to release its turns.
@@ -233,7 +257,7 @@ func (e *convEngine) answered(a Answer) {
 		}
 	} else {
 		e.active--
-		why := fmt.Sprintf("not sent: conversation %d ended at turn %d, whose request failed: %s", ref.conv, ref.turn, a.Error)
+		why := fmt.Sprintf("%s %d ended at turn %d, whose request failed: %s", EndedTurnPrefix, ref.conv, ref.turn, a.Error)
 		for t := ref.turn + 1; t < p.turns; t++ {
 			heap.Push(&e.ready, turnRef{at: a.End, conv: ref.conv, turn: t, skip: why})
 		}
@@ -290,3 +314,7 @@ func (r *ConvReleaser) Len() int { return r.eng.total }
 
 // Next returns the next release's offset from the run's start.
 func (r *ConvReleaser) Next() time.Duration { return r.eng.release() }
+
+// End ends the releases: a wait for one returns at once (the run is
+// stopping).
+func (r *ConvReleaser) End() { r.eng.end() }

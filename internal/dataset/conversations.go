@@ -8,6 +8,8 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/vbench/vbench/internal/scenario"
@@ -132,35 +134,45 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 }
 
 // Draw returns one value of d, rounded to an integer and at least lo.
-func (d Dist) Draw(rng *rand.Rand, lo int) int {
-	var v float64
+func (d Dist) Draw(rng *rand.Rand, lo int) int { return d.Sampler()(rng, lo) }
+
+// Sampler returns a function that draws values of d as Draw does, with
+// what every draw shares (zipf's cumulative weights) made once.
+func (d Dist) Sampler() func(rng *rand.Rand, lo int) int {
+	var draw func(rng *rand.Rand) float64
 	switch {
-	case d.Fixed != nil:
-		v = *d.Fixed
 	case d.Uniform != nil:
-		v = d.Uniform.Min + rng.Float64()*(d.Uniform.Max-d.Uniform.Min)
+		lo, hi := d.Uniform.Min, d.Uniform.Max
+		draw = func(rng *rand.Rand) float64 { return lo + rng.Float64()*(hi-lo) }
 	case d.Lognormal != nil:
-		v = d.Lognormal.Median * math.Exp(d.Lognormal.Sigma*rng.NormFloat64())
+		m, s := d.Lognormal.Median, d.Lognormal.Sigma
+		draw = func(rng *rand.Rand) float64 { return m * math.Exp(s*rng.NormFloat64()) }
 	case d.Zipf != nil:
-		v = float64(zipf(rng, d.Zipf.S, d.Zipf.Max))
+		cdf := zipfCDF(d.Zipf.S, d.Zipf.Max)
+		draw = func(rng *rand.Rand) float64 {
+			u := rng.Float64() * cdf[len(cdf)-1]
+			i, _ := slices.BinarySearch(cdf, u)
+			return float64(min(i, len(cdf)-1) + 1)
+		}
+	default:
+		v := 0.0
+		if d.Fixed != nil {
+			v = *d.Fixed
+		}
+		draw = func(*rand.Rand) float64 { return v }
 	}
-	return max(int(math.Round(v)), lo)
+	return func(rng *rand.Rand, lo int) int { return max(int(math.Round(draw(rng))), lo) }
 }
 
-// zipf draws k in [1, n] with probability proportional to 1/k^s, by
-// inverting the cumulative weights.
-func zipf(rng *rand.Rand, s float64, n int) int {
+// zipfCDF returns the cumulative weights 1/k^s of k = 1..n.
+func zipfCDF(s float64, n int) []float64 {
+	cdf := make([]float64, max(n, 1))
 	total := 0.0
-	for k := 1; k <= n; k++ {
-		total += math.Pow(float64(k), -s)
+	for k := range cdf {
+		total += math.Pow(float64(k+1), -s)
+		cdf[k] = total
 	}
-	u := rng.Float64() * total
-	for k := 1; k <= n; k++ {
-		if u -= math.Pow(float64(k), -s); u <= 0 {
-			return k
-		}
-	}
-	return n
+	return cdf
 }
 
 func init() {
@@ -195,6 +207,10 @@ func checkConversations(spec any) []scenario.Problem {
 			out = append(out, scenario.NewProblem(msg, "dataset", "conversations", name))
 		}
 	}
+	if s.SessionHeader != "" && !headerToken.MatchString(s.SessionHeader) {
+		out = append(out, scenario.NewProblem(fmt.Sprintf("%q is no header name: want an HTTP token (letters, digits and !#$%%&'*+-.^_`|~)", s.SessionHeader),
+			"dataset", "conversations", "session_header"))
+	}
 	if s.History == "file" && s.Path == "" {
 		out = append(out, scenario.NewProblem(`history "file" takes the answers from the conversations file: set path, or history "server"`,
 			"dataset", "conversations", "history"))
@@ -205,6 +221,9 @@ func checkConversations(spec any) []scenario.Problem {
 	}
 	return out
 }
+
+// headerToken is an HTTP header name (RFC 9110's token).
+var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // problem says what is wrong with d, "" when nothing is.
 func (d Dist) problem() string {
@@ -240,6 +259,7 @@ type convPlan struct {
 // its file answer's when the history is the file's and it has one.
 func (s *ConversationsSpec) plan(seed int64, tok interface{ Encode(string, bool) []int }, file []fileConv) []convPlan {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x636f6e76))
+	turns, input, output, think := s.Turns.Sampler(), s.InputLen.Sampler(), s.OutputLen.Sampler(), s.ThinkTimeMs.Sampler()
 	n := s.Conversations
 	if file != nil {
 		n = min(n, len(file))
@@ -256,7 +276,7 @@ func (s *ConversationsSpec) plan(seed int64, tok interface{ Encode(string, bool)
 		if file != nil {
 			t = len(file[i].users)
 		} else {
-			t = s.Turns.Draw(rng, 1)
+			t = turns(rng, 1)
 		}
 		p := convPlan{turns: t, input: make([]int, t), output: make([]int, t), thinkMs: make([]int, t)}
 		if file != nil {
@@ -266,13 +286,13 @@ func (s *ConversationsSpec) plan(seed int64, tok interface{ Encode(string, bool)
 			if file != nil {
 				p.input[k] = count(p.users[k])
 			} else {
-				p.input[k] = s.InputLen.Draw(rng, 1)
+				p.input[k] = input(rng, 1)
 			}
-			p.output[k] = s.OutputLen.Draw(rng, 1)
+			p.output[k] = output(rng, 1)
 			if file != nil && s.History == "file" && p.answers[k] != "" {
 				p.output[k] = count(p.answers[k])
 			}
-			p.thinkMs[k] = s.ThinkTimeMs.Draw(rng, 0)
+			p.thinkMs[k] = think(rng, 0)
 		}
 		out[i] = p
 	}
@@ -307,18 +327,23 @@ func newConversationsSource(spec scenario.Dataset) (Source, error) {
 func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		plans := s.spec.plan(env.Seed, env.Tokenizer, s.file)
-		rng := rand.New(rand.NewPCG(uint64(env.Seed), 0x70726f6d))
 		allowed := allowedTokens(env.Tokenizer.VocabSize(), env.Tokenizer.SpecialIDs())
-		text := func(n int) string {
+		// Each text has a generator of its own, keyed by what it is (the
+		// global prompt, a conversation's prompt, a turn), so the same
+		// seed gives the same texts whatever order the answers release
+		// the turns in.
+		text := func(key uint64, n int) string {
+			rng := rand.New(rand.NewPCG(uint64(env.Seed), key))
 			ids := make([]int, n)
 			for i := range ids {
 				ids[i] = allowed[rng.IntN(len(allowed))]
 			}
 			return env.Tokenizer.Decode(ids)
 		}
+		const systemKey, globalKey = 1<<32 - 1, 1<<63 | 0x676c6f62
 		var global string
 		if s.spec.SharedPrefix.Scope == "global" {
-			global = text(s.spec.SharedPrefix.Len)
+			global = text(globalKey, s.spec.SharedPrefix.Len)
 		}
 		eng := s.engine(plans)
 		eng.fileHistory, eng.maxActive = s.spec.History == "file", s.spec.MaxActive
@@ -344,7 +369,7 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 				case "global":
 					systems[ref.conv] = global
 				case "conversation":
-					systems[ref.conv] = text(s.spec.SharedPrefix.Len)
+					systems[ref.conv] = text(uint64(ref.conv)<<32|systemKey, s.spec.SharedPrefix.Len)
 				}
 			}
 			p := plans[ref.conv]
@@ -358,7 +383,7 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 				if p.users != nil {
 					user = p.users[ref.turn]
 				} else {
-					user = text(p.input[ref.turn])
+					user = text(uint64(ref.conv)<<32|uint64(ref.turn), p.input[ref.turn])
 				}
 				if ref.turn == 0 && systems[ref.conv] != "" {
 					r.Messages = append(r.Messages, Message{Role: RoleSystem, Content: systems[ref.conv]})
@@ -377,6 +402,24 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 	}
 }
 
+// Total is the number of turns the run sends for seed: every turn of
+// every conversation as drawn with it (Kind.Count, which has no seed,
+// counts seed 0's).
+func (s *conversationsSource) Total(seed int64) int {
+	n := 0
+	for _, p := range s.spec.plan(seed, nil, s.file) {
+		n += p.turns
+	}
+	return n
+}
+
+// end ends the source's engine (Stream.End): waits for a release stop.
+func (s *conversationsSource) end() {
+	if s.eng != nil {
+		s.eng.end()
+	}
+}
+
 // engine returns the source's release engine, making it once.
 func (s *conversationsSource) engine(plans []convPlan) *convEngine {
 	if s.eng == nil {
@@ -388,7 +431,10 @@ func (s *conversationsSource) engine(plans []convPlan) *convEngine {
 // Releaser returns the source's release engine as the run's schedule
 // (see Releaser); the pipeline calls it before the run.
 func (s *conversationsSource) Releaser(seed int64) *ConvReleaser {
-	return &ConvReleaser{eng: s.engine(s.spec.plan(seed, nil, s.file))}
+	if s.eng == nil { // Requests makes it first, when the stream opens
+		s.eng = newConvEngine(s.spec.plan(seed, nil, s.file))
+	}
+	return &ConvReleaser{eng: s.eng}
 }
 
 // ConversationPlan summarizes a conversations dataset as it will run,

@@ -70,6 +70,9 @@ func Open(ctx context.Context, spec scenario.Dataset, env Env) (*Stream, error) 
 		return s.whole(ctx, k, src, env)
 	}
 	s.n = k.Count(spec, env.NumPrompts)
+	if t, ok := src.(interface{ Total(seed int64) int }); ok {
+		s.n = t.Total(env.Seed) // a count that depends on the seed
+	}
 	if s.n == 0 {
 		return s, nil
 	}
@@ -241,6 +244,9 @@ func (s *Stream) Feedback(a Answer) {
 func (s *Stream) End() {
 	if s.feedback != nil {
 		s.feedback.End()
+	}
+	if e, ok := s.releaser.(interface{ end() }); ok {
+		e.end()
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/promscrape"
 	"github.com/vbench/vbench/internal/record"
@@ -135,11 +137,14 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 // run was interrupted first), counted from the folded records: "" when
 // every record was sent.
 func (f *Folded) NotSentLine() string {
-	n := 0
+	n, ended := 0, 0
 	for _, r := range f.Records {
-		if r.NotSent {
+		switch {
+		case r.NotSent && r.Conversation != "" && strings.HasPrefix(r.Error, dataset.EndedTurnPrefix):
+			ended++
+		case r.NotSent:
 			n++
 		}
 	}
-	return notSentText(n, len(f.Records))
+	return notSentText(n, len(f.Records)) + endedTurnsText(ended, len(f.Records))
 }

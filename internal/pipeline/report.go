@@ -167,7 +167,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	}
 	data, err := report.MarshalResult(report.ResultInput{
 		Date: date, Backend: sc.Target.Backend, Label: o.Label, ModelID: tgt.modelID, TokenizerID: tokName,
-		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
+		NumPrompts: numPrompts(sc, res), Metadata: metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
 		Probe:           out.Probe,
@@ -217,4 +217,13 @@ func writePlots(sc *scenario.Scenario, result, name string, sum *metrics.Summary
 	if sc.Output.PlotDatasetStats {
 		writeDatasetStats(cmp.Or(plotted, result, name), sum, env.observer())
 	}
+}
+
+// numPrompts is the result's num_prompts: load.num_prompts, or for a
+// conversations run (which does not use it) the turns it planned.
+func numPrompts(sc *scenario.Scenario, res *run.Result) int {
+	if sc.Dataset.Name == "conversations" {
+		return res.Planned
+	}
+	return sc.Load.NumPrompts
 }

@@ -43,6 +43,10 @@ type Outcome struct {
 	// interrupted run's): they are in neither Summary.Completed nor
 	// Summary.Failed.
 	NotSent int
+	// EndedTurns counts the turns of conversations a failed turn ended,
+	// which were not sent (dataset.Request.Skip); they are not in
+	// NotSent.
+	EndedTurns int
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
 	// ResultJSON is the result JSON document the run saved (nil when not
@@ -125,6 +129,7 @@ type preparedRun struct {
 	tokName  string
 	tgt      *target
 	ep       *endpoint
+	releaser *dataset.ConvReleaser // a conversations run's schedule, nil otherwise
 	client   *backend.Client
 	// stream gives the requests the window renders as the run goes, and
 	// lora, when not nil, assigns each its LoRA module.
@@ -284,7 +289,7 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 			return nil, err
 		}
 		rel.Start(ctx, arrivals.Next)
-		sched = rel
+		sched, pr.releaser = rel, rel
 	}
 	pr.client, pr.stream, pr.lora, pr.probe, pr.maxConc = client, stream, loraAssigner(sc.Target, pyGlobal), probe, maxConc
 	pr.sched, pr.n, pr.replay = sched, stream.Len(), replay
@@ -396,6 +401,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	// and the results are written as for an interrupted run.
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
+	if pr.releaser != nil {
+		// A stopped run stops waiting for a conversation's next turn.
+		defer context.AfterFunc(runCtx, pr.releaser.End)()
+	}
 	if recFile != nil {
 		recFile.OnError(func(error) { stopRun(errRecordsFailed) })
 	}
@@ -458,17 +467,17 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	}
 	load := res.Load()
 	load.WithSimulator = sc.Target.Simulator != nil
-	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent() + int(skipped.Load()), experiment: exp,
+	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), EndedTurns: int(skipped.Load()), experiment: exp,
 		Health: run.HealthOf(run.Lags(acc.Lags()), load), Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
-	obs.Health(notSentText(out.NotSent-int(skipped.Load()), n) + endedTurnsText(int(skipped.Load()), n) + turns.line() + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
+	obs.Health(notSentText(out.NotSent, n) + endedTurnsText(out.EndedTurns, n) + turns.line() + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	var stopErr error
 	if res.Interrupted {
-		stopErr = fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent, n, context.Cause(runCtx))
+		stopErr = fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent-out.EndedTurns, n, context.Cause(runCtx))
 	}
 	if err := errors.Join(stopErr, windowErr, err); err != nil {
 		return out, err
