@@ -1,9 +1,9 @@
 package dataset
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -14,56 +14,56 @@ type fileConv struct {
 }
 
 // convFileWant is what a conversations file holds, for errors.
-const convFileWant = `a ShareGPT-style JSON list of {"conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}, ...]}`
+const convFileWant = `ShareGPT-style rows {"conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}, ...]} in a JSON list, JSON Lines or parquet`
 
-// readConversationFile reads the conversations of a ShareGPT-style JSON
-// file: each entry's "conversations" list of {"from", "value"} messages
-// ("role"/"content" also read), whose user messages ("human", "user") are
+// readConversationFile reads the conversations of a ShareGPT-style file:
+// a JSON list or JSON Lines (compressed or not) or a parquet file, as the
+// hf dataset readers read them (a local copy of ShareGPT_Vicuna, say),
+// whose rows have a "conversations" list of {"from", "value"} messages
+// ("role"/"content" also read). The user messages ("human", "user") are
 // the turns, each answered by the assistant message ("gpt", "assistant",
 // "chatgpt", "bard", "bing", "model") right after it, if any. System
-// messages and entries without a user message are skipped.
+// messages and rows without a user message are skipped.
 func readConversationFile(path string) ([]fileConv, error) {
-	data, err := readDataFile("conversations", path, convFileWant)
+	f, err := openDataFile("conversations", path, convFileWant)
 	if err != nil {
 		return nil, err
 	}
-	var entries []struct {
-		Conversations []struct {
-			From    string  `json:"from"`
-			Value   *string `json:"value"`
-			Role    string  `json:"role"`
-			Content *string `json:"content"`
-		} `json:"conversations"`
-	}
-	if err := json.Unmarshal(data, &entries); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("%s:%s: invalid JSON (%v): expected %s", path, lineCol(data, se.Offset), err, convFileWant)
-		case errors.As(err, &te):
-			return nil, fmt.Errorf("%s:%s: %s is %s, not %s: expected %s", path, lineCol(data, te.Offset), fieldOr(te.Field, "the file"), te.Value, te.Type, convFileWant)
-		}
-		return nil, fmt.Errorf("%s: %v: expected %s", path, err, convFileWant)
+	_ = f.Close()
+	rows := readJSONRows(context.Background(), path, path)
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		rows = readParquetRows(context.Background(), path, path)
 	}
 	var out []fileConv
-	for _, e := range entries {
+	n := 0
+	for row, err := range rows {
+		if err != nil {
+			return nil, fmt.Errorf("%w: expected %s", err, convFileWant)
+		}
+		n++
+		msgs, ok := row["conversations"].([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: row %d: \"conversations\" is %s, not a list of messages: expected %s", path, n, describe(row["conversations"]), convFileWant)
+		}
 		var c fileConv
-		for _, m := range e.Conversations {
-			role, text := strings.ToLower(m.From), m.Value
+		for _, m := range msgs {
+			mm, _ := m.(map[string]any)
+			role, _ := mm["from"].(string)
+			text, ok := mm["value"].(string)
 			if role == "" {
-				role, text = strings.ToLower(m.Role), m.Content
+				role, _ = mm["role"].(string)
+				text, ok = mm["content"].(string)
 			}
-			if text == nil {
+			if !ok {
 				continue
 			}
-			switch role {
+			switch strings.ToLower(role) {
 			case "human", "user":
-				c.users = append(c.users, *text)
+				c.users = append(c.users, text)
 				c.answers = append(c.answers, "")
 			case "gpt", "assistant", "chatgpt", "bard", "bing", "model":
-				if n := len(c.answers); n > 0 && c.answers[n-1] == "" {
-					c.answers[n-1] = *text
+				if k := len(c.answers); k > 0 && c.answers[k-1] == "" {
+					c.answers[k-1] = text
 				}
 			}
 		}
@@ -72,15 +72,24 @@ func readConversationFile(path string) ([]fileConv, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no entry has a user message: expected %s", path, convFileWant)
+		return nil, fmt.Errorf("%s: no row has a user message: expected %s", path, convFileWant)
 	}
 	return out, nil
 }
 
-// fieldOr is a JSON field path for an error, or def when it is empty.
-func fieldOr(field, def string) string {
-	if field == "" {
-		return def
+// describe names a JSON value's kind for errors.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "missing"
+	case string:
+		return "a string"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case bool:
+		return "a boolean"
 	}
-	return "field " + field
+	return "a number"
 }

@@ -51,6 +51,9 @@ type vbenchInfo struct {
 	// ServerTimeline is the server's load gauges sampled during the run
 	// (see serverTimelineJSON); no key when the run did not sample.
 	ServerTimeline any `json:"server_timeline,omitempty"`
+	// Conversations are a conversations run's figures: by turn (TTFT,
+	// E2EL, prompt length) and by conversation; no key for other runs.
+	Conversations *conversationsJSON `json:"conversations,omitempty"`
 	// Interrupted marks a run cancelled before it finished, so --resume
 	// must not take it as done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -156,7 +159,7 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	info := &vbenchInfo{Version: version.Version, ScenarioHash: sc.Hash(), Scenario: sc.Redacted(), Experiment: out.experiment,
 		ClientHealth: newClientHealth(out.Health), SteadyState: steadyJSON(sc, sum.SteadyState), PrefixCache: prefixCacheJSON(out.PrefixCache),
 		Interrupted: out.Interrupted, NotSent: out.NotSent, TokenAccounting: tokenAccountingJSON(out.TokenAccounting),
-		PeakOverlappingRequests: sum.PeakOverlappingRequests, Reasoning: reasoningJSON(sum.Reasoning)}
+		PeakOverlappingRequests: sum.PeakOverlappingRequests, Reasoning: reasoningJSON(sum.Reasoning), Conversations: out.Conversations}
 	info.ServerTimeline = serverTimelineJSON(sc.ScrapeInterval(env.Argv != nil), out.ServerSamples)
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the

@@ -47,6 +47,9 @@ type Outcome struct {
 	// which were not sent (dataset.Request.Skip); they are not in
 	// NotSent.
 	EndedTurns int
+	// Conversations are a conversations run's figures by turn and by
+	// conversation (nil for other runs).
+	Conversations *conversationsJSON
 	// Health is the client's health during the run: send lag and CPU use.
 	Health run.Health
 	// ResultJSON is the result JSON document the run saved (nil when not
@@ -469,6 +472,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	load.WithSimulator = sc.Target.Simulator != nil
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), EndedTurns: int(skipped.Load()), experiment: exp,
 		Health: run.HealthOf(run.Lags(acc.Lags()), load), Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
+	out.Conversations = turns.json(out.EndedTurns)
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}

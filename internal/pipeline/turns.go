@@ -95,3 +95,50 @@ func (t *turnStats) line() string {
 	}
 	return out
 }
+
+// turnJSON is one turn index's figures in the result's "vbench" object.
+type turnJSON struct {
+	Turn             int     `json:"turn"`
+	Count            int     `json:"count"`
+	MeanTTFTMs       float64 `json:"mean_ttft_ms"`
+	MeanE2ELMs       float64 `json:"mean_e2el_ms"`
+	MeanPromptTokens float64 `json:"mean_prompt_tokens"`
+}
+
+// conversationsJSON is a conversations run's figures in the result's
+// "vbench" object.
+type conversationsJSON struct {
+	Conversations       int        `json:"conversations"`
+	MeanDurationS       float64    `json:"mean_duration_s"`
+	MeanSuccessfulTurns float64    `json:"mean_successful_turns"`
+	EndedByFailure      int        `json:"ended_by_failure"`
+	TurnsNotSent        int        `json:"turns_not_sent"`
+	Turns               []turnJSON `json:"turns"`
+}
+
+// json is the figures for the result's "vbench" object (nil for a run
+// without conversations); notSent is the run's ended turns.
+func (t *turnStats) json(notSent int) *conversationsJSON {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.convs) == 0 {
+		return nil
+	}
+	out := &conversationsJSON{Conversations: len(t.convs), EndedByFailure: t.ended, TurnsNotSent: notSent, Turns: []turnJSON{}}
+	var dur time.Duration
+	done := 0
+	for _, c := range t.convs {
+		dur += c.end - c.start
+		done += c.done
+	}
+	n := float64(len(t.convs))
+	out.MeanDurationS, out.MeanSuccessfulTurns = dur.Seconds()/n, float64(done)/n
+	for i, s := range t.turns {
+		if s.n == 0 {
+			continue
+		}
+		k := float64(s.n)
+		out.Turns = append(out.Turns, turnJSON{Turn: i + 1, Count: s.n, MeanTTFTMs: s.ttft / k, MeanE2ELMs: s.e2el / k, MeanPromptTokens: s.prompt / k})
+	}
+	return out
+}
