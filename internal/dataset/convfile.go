@@ -16,7 +16,9 @@ type fileConv struct {
 // convFileWant is what a conversations file holds, for errors.
 const convFileWant = `ShareGPT-style rows {"conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}, ...]} in a JSON list, JSON Lines or parquet`
 
-// readConversationFile reads the conversations of a ShareGPT-style file:
+// readConversationFile reads the conversations of a ShareGPT-style file
+// (a local path, or a Hub dataset file "org/name/file", or the ShareGPT
+// dataset's id alone for its file, as for the sharegpt kind):
 // a JSON list or JSON Lines (compressed or not) or a parquet file, as the
 // hf dataset readers read them (a local copy of ShareGPT_Vicuna, say),
 // whose rows have a "conversations" list of {"from", "value"} messages
@@ -25,6 +27,11 @@ const convFileWant = `ShareGPT-style rows {"conversations": [{"from": "human", "
 // "chatgpt", "bard", "bing", "model") right after it, if any. System
 // messages and rows without a user message are skipped.
 func readConversationFile(path string) ([]fileConv, error) {
+	// A Hub dataset file (org/name/file) is downloaded into the cache.
+	path, err := resolveHubFile(context.Background(), "conversations", path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := openDataFile("conversations", path, convFileWant)
 	if err != nil {
 		return nil, err

@@ -100,10 +100,16 @@ func (s shareGPTSource) Requests(ctx context.Context, env Env) iter.Seq2[Request
 // id ShareGPTHubRepo alone for its file ShareGPTHubFile. vLLM itself reads
 // local files only.
 func ResolveShareGPTPath(ctx context.Context, path string) (string, error) {
+	return resolveHubFile(ctx, "sharegpt", path)
+}
+
+// resolveHubFile is ResolveShareGPTPath for the file dataset.KIND.path
+// names.
+func resolveHubFile(ctx context.Context, kind, path string) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("dataset.sharegpt.path (--dataset-path): %w", err)
+		return "", fmt.Errorf("dataset.%s.path (--dataset-path): %w", kind, err)
 	}
 	parts := strings.SplitN(path, "/", 3)
 	var repo, file string
@@ -113,11 +119,11 @@ func ResolveShareGPTPath(ctx context.Context, path string) (string, error) {
 	case len(parts) == 3 && hub.ValidRepoID(parts[0]+"/"+parts[1]) && parts[2] != "":
 		repo, file = parts[0]+"/"+parts[1], parts[2]
 	default:
-		return "", fmt.Errorf("dataset.sharegpt.path (--dataset-path) %s: no such file, and not a Hub dataset file (org/name/file.json)", path)
+		return "", fmt.Errorf("dataset.%s.path (--dataset-path) %s: no such file, and not a Hub dataset file (org/name/file.json)", kind, path)
 	}
 	p, err := hub.FromEnv(nil).DownloadDataset(ctx, repo, "", file)
 	if err != nil {
-		return "", fmt.Errorf("dataset.sharegpt.path (--dataset-path) %s is no local file; from the Hub: %w", path, err)
+		return "", fmt.Errorf("dataset.%s.path (--dataset-path) %s is no local file; from the Hub: %w", kind, path, err)
 	}
 	return p, nil
 }
