@@ -56,6 +56,9 @@ type convEngine struct {
 	maxActive, active int
 	// ended says the run has ended (Stream.End): waits stop.
 	ended bool
+	// continueOnFail goes on with a conversation after a failed turn
+	// (ConversationsSpec.OnFailedTurn "continue").
+	continueOnFail bool
 }
 
 // end ends the engine: a source waiting for a decision and the
@@ -237,7 +240,14 @@ func (e *convEngine) answered(a Answer) {
 	ref := e.decisions[a.Index]
 	e.inflight--
 	p, cs := e.plans[ref.conv], &e.convs[ref.conv]
-	if a.Success {
+	if !a.Success && e.continueOnFail {
+		// The next turn goes on without the failed one in its history.
+		if next := ref.turn + 1; next < p.turns {
+			heap.Push(&e.ready, turnRef{at: a.End + time.Duration(p.thinkMs[next])*time.Millisecond, conv: ref.conv, turn: next})
+		} else {
+			e.active--
+		}
+	} else if a.Success {
 		out := a.OutputTokens
 		if out <= 0 {
 			out = p.output[ref.turn]

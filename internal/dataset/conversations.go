@@ -47,6 +47,10 @@ type ConversationsSpec struct {
 	// conversation that arrives while MaxActive are under way starts when
 	// one of them ends (load.max_concurrency caps requests instead).
 	MaxActive int `json:"max_active,omitempty"`
+	// OnFailedTurn says what a failed turn does to its conversation:
+	// "end" it (its later turns are not sent) or "continue" (the next
+	// turn goes on without the failed one in its history).
+	OnFailedTurn string `json:"on_failed_turn"`
 	// History is what a turn's history holds of the earlier answers:
 	// "server", the answers as the server gave them, or "file", the
 	// file's own answers (with Path), whose lengths are then also each
@@ -346,7 +350,7 @@ func (s *conversationsSource) Requests(ctx context.Context, env Env) iter.Seq2[R
 			global = text(globalKey, s.spec.SharedPrefix.Len)
 		}
 		eng := s.engine(plans)
-		eng.fileHistory, eng.maxActive = s.spec.History == "file", s.spec.MaxActive
+		eng.fileHistory, eng.maxActive, eng.continueOnFail = s.spec.History == "file", s.spec.MaxActive, s.spec.OnFailedTurn == "continue"
 		if env.Feedback != nil {
 			env.Feedback.Listen(eng.answered)
 		}

@@ -116,6 +116,7 @@ var implemented = map[string]string{
 	"dataset.conversations.think_time_ms":       "pause between turns; dataset/conversations_test.go (TestConvEngineOrder), testdata/script/conversations_sim.txtar (checkturns)",
 	"dataset.conversations.path":                "a ShareGPT-style conversations file; testdata/script/conversations_sim.txtar (file.cue, bad.json)",
 	"dataset.conversations.max_active":          "a cap on conversations under way; testdata/script/conversations_sim.txtar (checkturns -max-active=2)",
+	"dataset.conversations.on_failed_turn":      "end or continue a conversation after a failed turn; testdata/script/conversations_sim.txtar (continue.json)",
 	"dataset.conversations.history":             "server's or file's answers in the history; testdata/script/conversations_sim.txtar (filehist.log)",
 	"dataset.conversations.session_header":      "sticky-routing header; testdata/script/conversations_sim.txtar (checkturns)",
 	"dataset.timed_trace.path":                  "the JSONL trace; dataset/timedtrace_test.go (golden), testdata/script/dataset_timed_trace.txtar",
