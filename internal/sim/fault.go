@@ -238,11 +238,16 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, in *admitted, f 
 		w.Header().Set("Retry-After", "1")
 		in.fail(&apiError{http.StatusTooManyRequests, "TooManyRequests", why})
 	case FaultReset:
-		if !resetConn(w) {
-			return false
-		}
-		if in.reqID != "" && f != &resendReset {
+		// Noted before the reset: the client may resend at once.
+		remember := in.reqID != "" && f != &resendReset
+		if remember {
 			s.resetIDs.Store(in.reqID, struct{}{}) // its resend is reset too, once
+		}
+		if !resetConn(w) {
+			if remember {
+				s.resetIDs.Delete(in.reqID)
+			}
+			return false
 		}
 		return true
 	case FaultStall:
