@@ -165,6 +165,7 @@ func newRootCmd(p Process) *cobra.Command {
 		newImportCmd(p),
 		newTokenizeCmd(p),
 		newDatasetCmd(p),
+		newTestCmd(p),
 	)
 	markArgErrors(root)
 	return root

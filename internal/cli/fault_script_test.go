@@ -12,24 +12,12 @@ import (
 	"github.com/vbench/vbench/internal/sim"
 )
 
-// simserve --fault KIND:every=N|KIND:rate=P (repeatable): the simulator's
-// injected faults; simserve --bare true: a bare OpenAI-compatible server;
-// simserve --max-conns N: at most N connections open at once.
+// simserve --bare true: a bare OpenAI-compatible server (the faults'
+// --fault and --max-conns are cli.SimFlags').
 func init() {
 	scriptCmds["samesuccesses"] = sameSuccesses
 	simserveFlags["--bare"] = func(cfg *sim.Config, v string) (err error) {
 		cfg.Bare, err = strconv.ParseBool(v)
-		return err
-	}
-	simserveFlags["--max-conns"] = func(cfg *sim.Config, v string) (err error) {
-		cfg.MaxConns, err = strconv.Atoi(v)
-		return err
-	}
-	simserveFlags["--fault"] = func(cfg *sim.Config, v string) error {
-		f, err := sim.ParseFault(v)
-		if err == nil {
-			cfg.Faults = append(cfg.Faults, f)
-		}
 		return err
 	}
 }

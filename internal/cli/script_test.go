@@ -13,9 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vbench/vbench/internal/cli"
-	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/sim"
-	"github.com/vbench/vbench/internal/tokenizer"
 )
 
 func TestMain(m *testing.M) {
@@ -95,59 +93,9 @@ func simserve(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("usage: simserve [flags]")
 	}
-	cfg := sim.DefaultConfig()
-	tok := "o200k_base"
-	for i := 0; i < len(args); i++ {
-		if i+1 >= len(args) {
-			ts.Fatalf("simserve: %s needs a value", args[i])
-		}
-		v := args[i+1]
-		var err error
-		switch args[i] {
-		case "--ttft":
-			cfg.TTFT, err = time.ParseDuration(v)
-		case "--itl":
-			cfg.ITL, err = time.ParseDuration(v)
-		case "--jitter":
-			cfg.Jitter, err = time.ParseDuration(v)
-		case "--fail-every":
-			_, err = fmt.Sscan(v, &cfg.FailEvery)
-		case "--model":
-			cfg.Model = v
-		case "--spec-decode-tokens":
-			_, err = fmt.Sscan(v, &cfg.SpecDecodeTokens)
-		case "--spec-decode-acceptance":
-			_, err = fmt.Sscan(v, &cfg.SpecDecodeAcceptance)
-		case "--prefix-cache-blocks":
-			_, err = fmt.Sscan(v, &cfg.PrefixCacheBlocks)
-		case "--tokenizer":
-			tok = v
-		case "--lora":
-			cfg.LoRAModules = strings.Split(v, ",")
-		case "--profiler":
-			cfg.NoProfiler = v == "off"
-		case "--prefill-per-token":
-			cfg.PrefillPerToken, err = time.ParseDuration(v)
-		case "--cached-prefill-per-token":
-			var d time.Duration
-			d, err = time.ParseDuration(v)
-			cfg.CachedPrefillPerToken = &d
-		case "--reasoning-tokens":
-			_, err = fmt.Sscan(v, &cfg.ReasoningTokens)
-		default:
-			set, ok := simserveFlags[args[i]]
-			if !ok {
-				ts.Fatalf("simserve: unknown flag %s", args[i])
-			}
-			err = set(&cfg, v)
-		}
-		ts.Check(err)
-		i++
-	}
-	if tok != "" {
-		t, err := tokenizer.Builtin(tok)
-		ts.Check(err)
-		cfg.Tokenizer = pipeline.SimTokenizer(t)
+	cfg, err := cli.SimFlags(args, simserveFlags)
+	if err != nil {
+		ts.Fatalf("simserve: %v", err)
 	}
 	srv, err := sim.Start(cfg, "127.0.0.1:0")
 	ts.Check(err)
