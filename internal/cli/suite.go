@@ -43,6 +43,7 @@ a suite has:
                             JSON) compared with VALUE: < <= > >= == !=
   regress BASE NEW KEY max-increase|max-decrease PCT
                             vbench compare's gate between two results
+  keys FILE vllm            the result has exactly vLLM's keys, in its order
 
 A suite sees only the environment variables given with --env NAME (and
 testscript's own, and $SIM_URL); one it uses that was not given fails it
@@ -270,6 +271,7 @@ func suiteParams(p Process, file string, env map[string]string, update bool) tes
 			"sim":     suiteSim,
 			"metric":  suiteMetric,
 			"regress": suiteRegress,
+			"keys":    suiteKeys,
 		},
 	}
 }
@@ -620,4 +622,175 @@ func junitXML(results []suiteResult) ([]byte, error) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// suiteKeys is keys FILE vllm: the result's top-level keys are exactly the
+// keys vllm bench serve writes, in its order (see report.BuildResult):
+// the header, the user's metadata, the load, the generation or pooling
+// body (with or without the detailed arrays, all or none), the optional
+// groups (probe, ramp-up events, spec decode, diffusion), then each
+// metric's mean, median, std and percentiles; no "vbench" object.
+func suiteKeys(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || args[1] != "vllm" {
+		ts.Fatalf("usage: keys FILE vllm")
+	}
+	keys, err := topLevelKeys([]byte(ts.ReadFile(args[0])))
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	err = matchVLLMKeys(keys)
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s: not vLLM's keys: %v\nkeys: %q", args[0], err, keys)
+	case err == nil && neg:
+		ts.Fatalf("%s: has exactly vLLM's keys, and should not", args[0])
+	}
+}
+
+// vllmKeyGroups are the runs of keys vLLM writes after the header and the
+// metadata, in order: each run is required or optional, and an optional
+// run is there whole or not at all.
+var vllmKeyGroups = []struct {
+	keys     []string
+	optional bool
+}{
+	{[]string{"request_rate", "burstiness", "max_concurrency"}, false},
+	{[]string{"ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps"}, true},
+}
+
+// vllmBodies are the generation and pooling bodies, with "?" marking the
+// detailed arrays (present all or none).
+var vllmBodies = [][]string{
+	{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
+		"request_goodput", "output_throughput", "total_token_throughput", "?input_lens", "?output_lens", "?ttfts",
+		"?itls", "latencies", "?start_times", "queue_times", "?generated_texts", "?errors",
+		"max_output_tokens_per_s", "max_concurrent_requests", "rtfx"},
+	{"duration", "completed", "total_input_tokens", "total_input_sequences", "request_throughput",
+		"input_sequence_throughput", "total_token_throughput", "?input_lens", "latencies", "queue_times", "?errors"},
+}
+
+// vllmExtras are the optional groups after the body, in order.
+var vllmExtras = [][]string{
+	{"probe_completed", "probe_failed", "probe_median_e2el_ms", "probe_p99_e2el_ms", "probe_max_e2el_ms"},
+	{"rps_change_events"},
+	{"spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts", "spec_decode_draft_tokens",
+		"spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates"},
+	{"diffusion_committed_throughput", "diffusion_steps_per_canvas", "diffusion_committed_per_step",
+		"diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"},
+}
+
+// metricStat matches a metric statistic key: mean_ttft_ms, p99.9_itl_ms.
+var metricStat = regexp.MustCompile(`^(mean|median|std|p[0-9]+(\.[0-9]+)?)_([a-z0-9_]+)_ms$`)
+
+// matchVLLMKeys says how keys differ from vLLM's result keys (nil: they
+// do not).
+func matchVLLMKeys(keys []string) error {
+	i := 0
+	expect := func(k string) error {
+		if i >= len(keys) {
+			return fmt.Errorf("the keys end where %q is due", k)
+		}
+		if keys[i] != k {
+			return fmt.Errorf("key %d is %q where vLLM writes %q", i, keys[i], k)
+		}
+		i++
+		return nil
+	}
+	for _, k := range []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts"} {
+		if err := expect(k); err != nil {
+			return err
+		}
+	}
+	for i < len(keys) && keys[i] != "request_rate" { // the user's metadata
+		if keys[i] == "vbench" {
+			return errors.New(`a "vbench" object, which vLLM does not write`)
+		}
+		i++
+	}
+	for _, g := range vllmKeyGroups {
+		if g.optional && (i >= len(keys) || keys[i] != g.keys[0]) {
+			continue
+		}
+		for _, k := range g.keys {
+			if err := expect(k); err != nil {
+				return err
+			}
+		}
+	}
+	body := vllmBodies[0]
+	if i+3 < len(keys) && keys[i+2] == "total_input_tokens" {
+		body = vllmBodies[1] // pooling: no "failed"
+	}
+	detailed := -1 // unknown until the first detailed key's place
+	for _, k := range body {
+		name, opt := strings.CutPrefix(k, "?")
+		if opt {
+			here := i < len(keys) && keys[i] == name
+			if detailed < 0 {
+				detailed = map[bool]int{false: 0, true: 1}[here]
+			}
+			if detailed == 0 {
+				if here {
+					return fmt.Errorf("detailed key %q without the others", name)
+				}
+				continue
+			}
+		}
+		if err := expect(name); err != nil {
+			return err
+		}
+	}
+	for _, g := range vllmExtras {
+		if i >= len(keys) || keys[i] != g[0] {
+			continue
+		}
+		for _, k := range g {
+			if err := expect(k); err != nil {
+				return err
+			}
+		}
+	}
+	// Each metric: mean, median, std, then its percentiles.
+	for i < len(keys) {
+		m := metricStat.FindStringSubmatch(keys[i])
+		if m == nil || m[1] != "mean" {
+			return fmt.Errorf("key %d is %q where vLLM writes a metric's mean_<metric>_ms or nothing more", i, keys[i])
+		}
+		metric := m[3]
+		i++
+		for _, stat := range []string{"median", "std"} {
+			if err := expect(stat + "_" + metric + "_ms"); err != nil {
+				return err
+			}
+		}
+		for i < len(keys) {
+			p := metricStat.FindStringSubmatch(keys[i])
+			if p == nil || p[3] != metric || !strings.HasPrefix(p[1], "p") {
+				break
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+// topLevelKeys returns the keys of the JSON object data, in order.
+func topLevelKeys(data []byte) ([]string, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object (%v)", err)
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, t.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
 }
