@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -85,11 +86,12 @@ type suiteOptions struct {
 
 // suiteResult is one suite's outcome.
 type suiteResult struct {
-	name   string
-	file   string
-	failed bool
-	log    string
-	took   time.Duration
+	name    string
+	file    string
+	failed  bool
+	skipped bool
+	log     string
+	took    time.Duration
 }
 
 func runSuites(p Process, args []string, o suiteOptions) error {
@@ -104,21 +106,31 @@ func runSuites(p Process, args []string, o suiteOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if o.update && len(o.env) > 0 {
+		return usageErr(errors.New("--update with --env: the files --update rewrites could hold a value passed with --env; update without it"))
+	}
 	env := map[string]string{}
-	var secrets []string
+	var values []string
 	for _, name := range o.env {
-		v, ok := lookupEnv(p, name)
-		if !ok {
-			return usageErr(fmt.Errorf("--env %s: the variable is not set", name))
+		v := p.Getenv(name)
+		if v == "" {
+			return usageErr(fmt.Errorf("--env %s: the variable is not set (or empty)", name))
 		}
 		env[name] = v
-		if len(v) >= 4 {
-			secrets = append(secrets, v, "<redacted>")
-		}
+		values = append(values, v)
+	}
+	// Longest first: a value that contains another is replaced whole.
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	var secrets []string
+	for _, v := range values {
+		secrets = append(secrets, v, "<redacted>")
 	}
 	redact := strings.NewReplacer(secrets...)
 	var results []suiteResult
 	for _, file := range files {
+		if p.Context != nil && p.Context.Err() != nil {
+			break // interrupted: the suites run so far are reported
+		}
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		if filter != nil && !filter.MatchString(name) {
 			continue
@@ -134,22 +146,29 @@ func runSuites(p Process, args []string, o suiteOptions) error {
 		func() {
 			defer func() {
 				if e := recover(); e != nil && e != errSuiteFailed && e != errSuiteSkipped {
-					panic(e)
+					// A panic ends this suite only, as its failure.
+					r.failed = true
+					r.log.WriteString(fmt.Sprintf("the suite panicked: %v\n%s", e, debug.Stack()))
 				}
 			}()
 			testscript.RunT(r, suiteParams(p, file, env, o.update))
 		}()
-		results = append(results, suiteResult{name: name, file: file, failed: r.failed, log: redact.Replace(r.log.String()), took: time.Since(start)})
+		results = append(results, suiteResult{name: name, file: file, failed: r.failed, skipped: r.skipped && !r.failed,
+			log: redact.Replace(r.log.String()), took: time.Since(start)})
 	}
 	if len(results) == 0 {
 		return usageErr(errors.New("no suite to run (no .txtar file, or --run matched none)"))
 	}
-	failed := 0
+	failed, skipped := 0, 0
 	for _, r := range results {
 		status := "PASS"
-		if r.failed {
+		switch {
+		case r.failed:
 			status = "FAIL"
 			failed++
+		case r.skipped:
+			status = "SKIP"
+			skipped++
 		}
 		if r.failed || o.verbose {
 			fmt.Fprint(p.Stdout, indent(r.log))
@@ -159,7 +178,7 @@ func runSuites(p Process, args []string, o suiteOptions) error {
 	if o.junit != "" {
 		b, err := junitXML(results)
 		if err == nil {
-			err = report.WriteResultFile(o.junit, b, true)
+			err = report.WriteResultFile(o.junit, b, false)
 		}
 		if err != nil {
 			return failErr(fmt.Errorf("--junit: %w", err))
@@ -168,22 +187,11 @@ func runSuites(p Process, args []string, o suiteOptions) error {
 	if failed > 0 {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("%d of %d suites failed", failed, len(results))}
 	}
-	fmt.Fprintf(p.Stdout, "ok: %d suites passed\n", len(results))
+	if p.Context != nil && p.Context.Err() != nil {
+		return failErr(fmt.Errorf("interrupted after %d of %d suites", len(results), len(files)))
+	}
+	fmt.Fprintf(p.Stdout, "ok: %d suites passed, %d skipped\n", len(results)-skipped, skipped)
 	return nil
-}
-
-// lookupEnv reads an environment variable of the process, telling an unset
-// one from an empty one where the process can (the real environment).
-func lookupEnv(p Process, name string) (string, bool) {
-	v := p.Getenv(name)
-	if v != "" {
-		return v, true
-	}
-	if p.Getenv == nil {
-		return "", false
-	}
-	_, ok := os.LookupEnv(name)
-	return "", ok
 }
 
 // suiteFiles expands the arguments: a directory's .txtar files, sorted,
@@ -211,7 +219,7 @@ func suiteFiles(args []string) ([]string, error) {
 
 // suiteVars are the variables a suite has without --env: testscript's
 // own, and what vbench test's commands set.
-var suiteVars = []string{"WORK", "HOME", "TMPDIR", "PATH", "devnull", "exe", "GOTRACEBACK", "SIM_URL", "HF_HOME", "HF_HUB_OFFLINE"}
+var suiteVars = []string{"WORK", "HOME", "TMPDIR", "PATH", "devnull", "exe", "GOTRACEBACK", "SIM_URL", "HF_HOME"}
 
 // varRef finds $NAME and ${NAME} in a script.
 var varRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
@@ -240,10 +248,7 @@ func undefinedVars(file string, given map[string]string) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(script, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		for _, m := range varRef.FindAllStringSubmatch(line, -1) {
+		for _, m := range varRef.FindAllStringSubmatch(expandable(line), -1) {
 			name := m[1]
 			if _, ok := given[name]; ok || defined[name] || slices.Contains(suiteVars, name) || slices.Contains(out, name) {
 				continue
@@ -252,6 +257,29 @@ func undefinedVars(file string, given map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// expandable is the part of a script line testscript expands variables
+// in: up to an unquoted # (a comment), without single-quoted text, and
+// with $$ (a literal $) dropped.
+func expandable(line string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case quoted:
+		case c == '#':
+			return b.String()
+		case c == '$' && i+1 < len(line) && line[i+1] == '$':
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // suiteParams are the testscript parameters of one suite.
@@ -505,11 +533,15 @@ type suiteT struct {
 	mu      sync.Mutex
 	log     strings.Builder
 	failed  bool
+	skipped bool
 }
 
 // Skip ends the suite as skipped.
 func (t *suiteT) Skip(args ...any) {
 	t.Log(args...)
+	t.mu.Lock()
+	t.skipped = true
+	t.mu.Unlock()
 	panic(errSuiteSkipped)
 }
 
@@ -587,6 +619,7 @@ type junitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitFailure `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -601,10 +634,13 @@ func junitXML(results []suiteResult) ([]byte, error) {
 	var total time.Duration
 	for _, r := range results {
 		c := junitCase{Name: r.name, ClassName: "vbench.suites", Time: fmt.Sprintf("%.3f", r.took.Seconds())}
-		if r.failed {
+		switch {
+		case r.failed:
 			root.Failures++
 			c.Failure = &junitFailure{Message: lastLine(r.log), Text: r.log}
-		} else {
+		case r.skipped:
+			c.Skipped = &junitFailure{Message: lastLine(r.log)}
+		default:
 			c.SystemOut = r.log
 		}
 		root.Cases = append(root.Cases, c)

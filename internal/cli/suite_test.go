@@ -101,7 +101,7 @@ func TestSuiteEnv(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "key=<redacted>") || strings.Contains(out, secret) {
 		t.Errorf("with --env: exit %d, the secret shown %v\n%s", code, strings.Contains(out, secret), out)
 	}
-	if code, out := runTest(t, nil, suite, "--env", "NOT_SET_ANYWHERE"); code != cli.ExitUsage || !strings.Contains(out, "--env NOT_SET_ANYWHERE: the variable is not set") {
+	if code, out := runTest(t, nil, suite, "--env", "NOT_SET_ANYWHERE"); code != cli.ExitUsage || !strings.Contains(out, "--env NOT_SET_ANYWHERE: the variable is not set (or empty)") {
 		t.Errorf("--env of an unset variable: exit %d\n%s", code, out)
 	}
 }
@@ -131,5 +131,49 @@ func TestSuiteExamplesAgainstAServer(t *testing.T) {
 	code, out := runTest(t, nil, "../../examples/suites/release-gate.txtar")
 	if code == 0 || !strings.Contains(out, "uses $VBENCH_URL, which vbench test does not pass: add --env VBENCH_URL") {
 		t.Errorf("release-gate without --env: exit %d\n%s", code, out)
+	}
+}
+
+// A skipped suite is reported as skipped, a failed one fails alone and the
+// others still run; the JUnit report is replaced, not appended to, on a
+// rerun;
+// --update will not run with --env; comments, single-quoted text and $$
+// use no variable.
+func TestSuiteOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	for name, script := range map[string]string{
+		"a-skip.txtar":  "skip 'not here'\n",
+		"b-fail.txtar":  "exec false\n",
+		"c-ok.txtar":    "exec echo ok # not $NOPE\nstdout ok\nexec sh -c 'x=1; echo $x$$HOME'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	junit := filepath.Join(dir, "r.xml")
+	for range 2 {
+		code, out := runTest(t, nil, dir, "--junit", junit)
+		if code != 1 || !strings.Contains(out, "SKIP a-skip") || !strings.Contains(out, "FAIL b-fail") ||
+			!strings.Contains(out, "PASS c-ok") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Skipped *struct{} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &rep); err != nil || len(rep.Suites) != 1 || len(rep.Suites[0].Cases) != 3 || rep.Suites[0].Cases[0].Skipped == nil {
+		t.Errorf("JUnit after a rerun (%v):\n%s", err, b)
+	}
+	if code, out := runTest(t, map[string]string{"K": "v"}, dir, "--env", "K", "--update"); code != cli.ExitUsage || !strings.Contains(out, "--update with --env") {
+		t.Errorf("--update with --env: exit %d\n%s", code, out)
 	}
 }
