@@ -142,9 +142,9 @@ func TestSuiteExamplesAgainstAServer(t *testing.T) {
 func TestSuiteOutcomes(t *testing.T) {
 	dir := t.TempDir()
 	for name, script := range map[string]string{
-		"a-skip.txtar":  "skip 'not here'\n",
-		"b-fail.txtar":  "exec false\n",
-		"c-ok.txtar":    "exec echo ok # not $NOPE\nstdout ok\nexec sh -c 'x=1; echo $x$$HOME'\n",
+		"a-skip.txtar": "skip 'not here'\n",
+		"b-fail.txtar": "exec false\n",
+		"c-ok.txtar":   "exec echo ok # not $NOPE\nstdout ok\nexec sh -c 'x=1; echo $x$$HOME'\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644); err != nil {
 			t.Fatal(err)
