@@ -1,12 +1,12 @@
 package cli_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vbench/vbench/internal/report"
 )
 
 func init() { scriptCmds["jsonkeys"] = jsonkeys }
@@ -20,7 +20,7 @@ func jsonkeys(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: jsonkeys FILE WANT")
 	}
-	got, err := topKeys([]byte(ts.ReadFile(args[0])))
+	got, err := report.TopKeys([]byte(ts.ReadFile(args[0])))
 	if err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
@@ -50,25 +50,4 @@ func jsonkeys(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: unexpected keys after the last wanted one: %q", args[0], got[i:])
 	}
 	fmt.Fprintf(ts.Stdout(), "%d keys\n", len(got))
-}
-
-// topKeys returns the keys of the JSON object data, in order.
-func topKeys(data []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object (%v)", err)
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, t.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
 }

@@ -670,7 +670,7 @@ func suiteKeys(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || args[1] != "vllm" {
 		ts.Fatalf("usage: keys FILE vllm")
 	}
-	keys, err := topLevelKeys([]byte(ts.ReadFile(args[0])))
+	keys, err := report.TopKeys([]byte(ts.ReadFile(args[0])))
 	if err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
@@ -808,25 +808,4 @@ func matchVLLMKeys(keys []string) error {
 		}
 	}
 	return nil
-}
-
-// topLevelKeys returns the keys of the JSON object data, in order.
-func topLevelKeys(data []byte) ([]string, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object (%v)", err)
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, t.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
 }
