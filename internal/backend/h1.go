@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // This file is the lean HTTP/1.1 client Send uses for plain http:// URLs
@@ -601,15 +602,21 @@ type h1Response struct {
 // read reads from the connection behind the buffered bytes, making room
 // first when the buffer is full.
 func (r *h1Response) read() (int, error) {
-	if r.raw == len(r.s.buf) {
-		r.raw = r.s.makeRoomFor(r.raw)
-	}
-	n, err := r.conn.Read(r.s.buf[r.raw:])
+	n, err := r.conn.Read(r.room())
 	r.raw += n
 	if n > 0 {
 		r.gotByte = true
 	}
 	return n, err
+}
+
+// room returns the free space behind the buffered bytes, making room
+// first when the buffer is full.
+func (r *h1Response) room() []byte {
+	if r.raw == len(r.s.buf) {
+		r.raw = r.s.makeRoomFor(r.raw)
+	}
+	return r.s.buf[r.raw:]
 }
 
 // readHead reads the status line and headers of the final response,
@@ -914,34 +921,80 @@ loop:
 // returns the error that cut the body short: io.ErrUnexpectedEOF when the
 // connection ended inside a chunked or Content-Length body, as net/http.
 func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+	if cn, ok := r.conn.(*h1Conn); ok {
+		if rc, ok := cn.Conn.(*rxtime.Conn); ok {
+			return r.readBodyEach(rc, t, now, fn)
+		}
+	}
 	var rerr error
 	for {
-		n, err := r.decode()
-		if !r.s.advance(n, t, fn) {
-			r.keepAlive = false
-			return nil
-		}
-		if err != nil {
+		more, err := r.bodyStep(t, rerr, fn)
+		if !more {
 			return err
-		}
-		if r.done {
-			r.s.finish(t, fn)
-			return nil
-		}
-		if rerr != nil {
-			if rerr == io.EOF {
-				if r.mode == bodyClose {
-					r.done = true
-					r.s.finish(t, fn)
-					return nil
-				}
-				return io.ErrUnexpectedEOF
-			}
-			return rerr
 		}
 		_, rerr = r.read()
 		t = now()
 	}
+}
+
+// readBodyEach is readBody on a plain TCP connection with receive
+// timestamps: the same steps, with one system call per arrival (see
+// rxtime.Conn.ReadEach), and with acknowledgements delayed once the first
+// body bytes are in (see rxtime.Conn.DelayAcks; before them the wait for
+// the first token would end the delayed mode at once).
+func (r *h1Response) readBodyEach(rc *rxtime.Conn, t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+	more, err := r.bodyStep(t, nil, fn)
+	if !more {
+		return err
+	}
+	delayed := false
+	werr := rc.ReadEach(r.room, func(n int, rerr error) bool {
+		r.raw += n
+		if n > 0 {
+			r.gotByte = true
+		}
+		more, err = r.bodyStep(now(), rerr, fn)
+		if more && !delayed {
+			delayed = true
+			rc.DelayAcks()
+		}
+		return more
+	})
+	if werr != nil {
+		_, err = r.bodyStep(now(), werr, fn)
+	}
+	return err
+}
+
+// bodyStep decodes the body bytes read so far and hands the complete SSE
+// messages to fn; t is the time of the last read and rerr its error. It
+// returns whether the body needs more bytes, and otherwise the error that
+// cut it short (nil when it is complete, or fn stopped it).
+func (r *h1Response) bodyStep(t time.Duration, rerr error, fn func(data []byte, t time.Duration) bool) (bool, error) {
+	n, err := r.decode()
+	if !r.s.advance(n, t, fn) {
+		r.keepAlive = false
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if r.done {
+		r.s.finish(t, fn)
+		return false, nil
+	}
+	if rerr != nil {
+		if rerr == io.EOF {
+			if r.mode == bodyClose {
+				r.done = true
+				r.s.finish(t, fn)
+				return false, nil
+			}
+			return false, io.ErrUnexpectedEOF
+		}
+		return false, rerr
+	}
+	return true, nil
 }
 
 // readWhole reads the whole body of a non-streaming response and calls fn

@@ -17,3 +17,17 @@ type conn struct {
 func Wrap(c net.Conn) net.Conn { return c }
 
 func enable(net.Listener) {}
+
+// ReadEach reads c into the buffers next returns and calls got after each
+// read, as the Linux version does, with plain Reads.
+func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) error {
+	for {
+		n, err := c.Read(next())
+		if !got(n, err) || err != nil {
+			return nil
+		}
+	}
+}
+
+// DelayAcks does nothing off Linux.
+func (c *Conn) DelayAcks() {}

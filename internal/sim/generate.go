@@ -119,6 +119,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 		id:      prefix + reqID,
 		created: t0.Unix(),
 		model:   s.cfg.Model, modelJSON: s.modelJSON,
+		sendFD: -1,
 	}
 	if lora >= 0 { // vLLM answers with the LoRA module's name
 		g.model, g.modelJSON = s.cfg.LoRAModules[lora], s.loraJSON[lora]
@@ -473,6 +474,7 @@ type generation struct {
 	unsent      []byte                   // what it could not write
 	nb          nbWrite                  // the non-blocking write in progress
 	nbWrite     func(fd uintptr) bool    // g.writeNB, made once
+	sendFD      int                      // while a stream loop serves it, raw's descriptor duplicated for the loop's ring; -1 when none
 	unrecorded  int                      // pending events of the stalled write, recorded once it is out
 	stash       []byte                   // bytes read from raw meanwhile, for its next request
 	remaining   int                      // events still to write
@@ -653,9 +655,48 @@ func (g *generation) nextDue() time.Time { return g.t0.Add(g.earliest().due) }
 // every later event that is already due too (only when the writer runs
 // late), and records their lateness. It returns false if the write failed.
 func (g *generation) writeDue() bool {
+	b, n, ok := g.renderDue()
+	if !ok {
+		return false
+	}
+	switch {
+	case g.nonblock:
+		if g.tryWrite(g.frame(b)) != nil {
+			return false
+		}
+	case g.raw != nil:
+		if _, err := g.raw.Write(g.frame(b)); err != nil {
+			return false
+		}
+	case g.quirk == FaultSplit:
+		for len(b) > 0 {
+			n := min(splitPiece, len(b))
+			if _, err := g.w.Write(b[:n]); err != nil || g.rc.Flush() != nil {
+				return false
+			}
+			b = b[n:]
+		}
+	default:
+		if _, err := g.w.Write(b); err != nil {
+			return false
+		}
+		if g.rc.Flush() != nil {
+			return false
+		}
+	}
+	g.wrote(n)
+	return true
+}
+
+// renderDue renders the next event of the stream, which is due, and every
+// later one already due too, into g.buf (behind chunkRoom bytes for a
+// taken-over connection, see frame), and returns the bytes and how many
+// events they hold. It returns false when a disconnect fault ends the
+// stream here instead.
+func (g *generation) renderDue() ([]byte, int, bool) {
 	if g.cutAt > 0 && g.remaining <= g.cutAt {
 		g.cut = true // a disconnect fault: the stream ends here
-		return false
+		return nil, 0, false
 	}
 	c := g.earliest()
 	due := g.t0.Add(c.due)
@@ -704,39 +745,17 @@ func (g *generation) writeDue() bool {
 		b = quirked(g.quirk, b, off, !g.quirkedOnce)
 		g.quirkedOnce = true
 	}
-	switch {
-	case g.nonblock:
-		if g.tryWrite(g.frame(b)) != nil {
-			return false
-		}
-	case g.raw != nil:
-		if _, err := g.raw.Write(g.frame(b)); err != nil {
-			return false
-		}
-	case g.quirk == FaultSplit:
-		for len(b) > 0 {
-			n := min(splitPiece, len(b))
-			if _, err := g.w.Write(b[:n]); err != nil || g.rc.Flush() != nil {
-				return false
-			}
-			b = b[n:]
-		}
-	default:
-		if _, err := g.w.Write(b); err != nil {
-			return false
-		}
-		if g.rc.Flush() != nil {
-			return false
-		}
-	}
+	return b, n, true
+}
+
+// wrote records the n events of a write that succeeded: now, or, when
+// part of it waits in g.unsent, once that is out (finishSlow).
+func (g *generation) wrote(n int) {
 	if g.stalled {
-		// Part of the write waits in g.unsent: its events are recorded
-		// once it is out (finishSlow).
 		g.unrecorded = n
-		return true
+		return
 	}
 	g.recordWritten(n, time.Now())
-	return true
 }
 
 // recordWritten records the lateness and engine metrics of the first n

@@ -1,9 +1,14 @@
 package sim
 
 import (
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/vbench/vbench/internal/uring"
 )
 
 // A streamLoop writes the token events of many streams, each at its due
@@ -35,6 +40,10 @@ type streamLoop struct {
 	mu   sync.Mutex
 	heap dueHeap[*generation] // by loop.due
 	kick chan struct{}        // a new earliest stream arrived
+
+	ring     *uring.Ring   // sends the due events of many streams at once; nil: write(2) each
+	ringDone bool          // the ring was set up, or could not be
+	staged   []*generation // the streams whose sends are queued in ring, by user data
 }
 
 const (
@@ -51,6 +60,8 @@ type loopState struct {
 	cancelled bool          // the handler gave up while the loop wrote
 	ok        bool          // every write succeeded (set before done)
 	done      chan struct{} // receives one signal when the loop lets go
+	out       []byte        // the bytes of the send queued in the loop's ring
+	events    int           // how many events they hold
 }
 
 var (
@@ -146,9 +157,7 @@ func (lp *streamLoop) run() {
 		lp.mu.Unlock()
 
 		if len(ready) > 0 {
-			for _, g := range ready {
-				g.loop.ok = g.writeDue()
-			}
+			lp.writeAll(ready)
 			lp.mu.Lock()
 			for i, g := range ready {
 				st := &g.loop
@@ -203,3 +212,109 @@ func (lp *streamLoop) sleep(now, next time.Duration, waiting int, timer *time.Ti
 
 func (g *generation) dueTime() time.Duration { return g.loop.due }
 func (g *generation) heapIndex() *int        { return &g.loop.idx }
+
+// useRing reports whether the stream loops send through io_uring (Linux,
+// unless VBENCH_IO_URING=0; see package uring).
+var useRing = os.Getenv("VBENCH_IO_URING") != "0"
+
+// ringSends counts the sends submitted through the loops' rings (tests
+// check that the rings are used).
+var ringSends atomic.Uint64
+
+// ringEntries bounds the sends of one submission.
+const ringEntries = 1024
+
+// uring returns the loop's ring, setting it up on first use; nil when
+// io_uring is off or unavailable.
+func (lp *streamLoop) uring() *uring.Ring {
+	if !lp.ringDone {
+		lp.ringDone = true
+		if useRing {
+			lp.ring, _ = uring.New(ringEntries)
+		}
+	}
+	return lp.ring
+}
+
+// writeAll writes the due events of the ready streams and sets each one's
+// loop.ok. Streams with a descriptor of their own (sendFD) are sent
+// through the loop's ring, all in one submission; the others, and all of
+// them without a ring, are written with one write(2) each.
+func (lp *streamLoop) writeAll(ready []*generation) {
+	r := lp.uring()
+	for _, g := range ready {
+		if r == nil || g.sendFD < 0 {
+			g.loop.ok = g.writeDue()
+			continue
+		}
+		b, n, ok := g.renderDue()
+		if !ok {
+			g.loop.ok = false
+			continue
+		}
+		if r.Free() == 0 {
+			lp.sendStaged()
+		}
+		g.loop.out, g.loop.events = g.frame(b), n
+		if r.PrepSend(g.sendFD, g.loop.out, sendFlags, uint64(len(lp.staged))) != nil {
+			g.loop.ok = g.sent(0, syscall.ENOBUFS) // cannot happen: there was room
+			continue
+		}
+		lp.staged = append(lp.staged, g)
+	}
+	if len(lp.staged) > 0 {
+		lp.sendStaged()
+	}
+}
+
+// sendStaged submits the sends queued in the ring (for lp.staged, in
+// order) and settles each one as it completes. Should the kernel refuse the
+// submission, the sends it did not take are written with write(2) instead,
+// and the loop stops using its ring.
+func (lp *streamLoop) sendStaged() {
+	r := lp.ring
+	took, err := r.Submit()
+	if err != nil {
+		r.Discard()
+	}
+	ringSends.Add(uint64(took))
+	settle := func(c uring.Completion) {
+		g := lp.staged[c.UserData]
+		if c.Res < 0 {
+			g.loop.ok = g.sent(0, syscall.Errno(-c.Res))
+		} else {
+			g.loop.ok = g.sent(int(c.Res), nil)
+		}
+	}
+	done := r.Reap(settle)
+	for done < took {
+		// A send the kernel did not complete at once (it never waits for
+		// the socket, but may finish on a worker thread): wait for it.
+		if _, werr := r.SubmitAndWait(1); werr != nil && werr != syscall.EAGAIN {
+			// Nothing to wait on: cannot happen while sends are in
+			// flight. Fail their streams; the ring, which may still
+			// read their bytes, is abandoned, not closed.
+			for _, g := range lp.staged[:took] {
+				if g.loop.out != nil {
+					g.loop.out, g.loop.ok = nil, false
+				}
+			}
+			lp.ring, err = nil, werr
+			break
+		}
+		done += r.Reap(settle)
+	}
+	for _, g := range lp.staged[took:] { // never submitted
+		g.loop.ok = g.tryWrite(g.loop.out) == nil
+		if g.loop.ok {
+			g.wrote(g.loop.events)
+		}
+		g.loop.out = nil
+	}
+	clear(lp.staged)
+	lp.staged = lp.staged[:0]
+	if err != nil && lp.ring != nil {
+		_ = lp.ring.Close()
+		lp.ring = nil
+	}
+}

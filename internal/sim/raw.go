@@ -232,7 +232,10 @@ func (g *generation) streamRaw() bool {
 	var ok bool
 	if g.sysConn != nil {
 		g.nonblock = true
-		ok = pickLoop().serve(g)
+		lp := pickLoop()
+		g.dupSendFD()
+		ok = lp.serve(g)
+		g.closeSendFD()
 		g.nonblock = false
 	}
 	if g.sysConn == nil || g.stalled {
@@ -243,6 +246,14 @@ func (g *generation) streamRaw() bool {
 	_ = g.raw.SetReadDeadline(time.Unix(1, 0)) // interrupt the watcher
 	<-gone
 	return g.rawOK
+}
+
+// closeSendFD closes g.sendFD once the loop has let go of the stream.
+func (g *generation) closeSendFD() {
+	if g.sendFD >= 0 {
+		_ = syscall.Close(g.sendFD)
+		g.sendFD = -1
+	}
 }
 
 // finishSlow writes what a stalled stream could not write, and then the
@@ -275,6 +286,26 @@ func (g *generation) tryWrite(b []byte) error {
 	}
 	n := max(g.nb.n, 0)
 	g.nb.b = nil
+	return g.settle(b, n, err)
+}
+
+// sent settles the send of g.loop.out through a stream loop's ring, which
+// wrote n bytes and failed with err, records its events, and returns
+// whether the stream can go on.
+func (g *generation) sent(n int, err error) bool {
+	b := g.loop.out
+	g.loop.out = nil
+	if g.settle(b, n, err) != nil {
+		return false
+	}
+	g.wrote(g.loop.events)
+	return true
+}
+
+// settle takes the outcome of a non-blocking write of b that wrote n bytes
+// and failed with err: what the socket did not take is kept in g.unsent and
+// marks the stream stalled; an error other than EAGAIN is returned.
+func (g *generation) settle(b []byte, n int, err error) error {
 	if err == syscall.EAGAIN || (err == nil && n < len(b)) {
 		g.stalled = true
 		g.unsent = append(g.unsent[:0], b[n:]...)
