@@ -39,6 +39,7 @@ import (
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/ringnet"
 	"github.com/vbench/vbench/internal/rxtime"
 	"github.com/vbench/vbench/internal/version"
 )
@@ -414,8 +415,14 @@ func (c *Client) endStream(st *stream, err error) {
 // does not add its own delays to the server's latencies. The largest such
 // age, the read lag, is kept in *readLag (a client-health signal).
 func arrivalClock(now func() time.Duration, conn net.Conn, readLag *time.Duration) func() time.Duration {
-	rc := rxtime.Of(conn)
-	if rc == nil {
+	var rc interface {
+		Age(time.Time) (time.Duration, bool)
+	}
+	if c := rxtime.Of(conn); c != nil {
+		rc = c
+	} else if c, ok := conn.(*ringnet.Conn); ok {
+		rc = c
+	} else {
 		return now
 	}
 	return func() time.Duration {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/ringnet"
 	"github.com/vbench/vbench/internal/rxtime"
 )
 
@@ -236,6 +237,9 @@ func (p *h1Pool) dial(ctx context.Context, h *h1Client) (*h1Conn, error) {
 	if err != nil {
 		p.release()
 		return nil, err
+	}
+	if rc := ringnet.Adopt(conn); rc != nil {
+		conn = rc // off Go's poller: its streams are read on the ring
 	}
 	return &h1Conn{Conn: conn, peek: newH1Peek(conn)}, nil
 }
@@ -922,7 +926,10 @@ loop:
 // connection ended inside a chunked or Content-Length body, as net/http.
 func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
 	if cn, ok := r.conn.(*h1Conn); ok {
-		if rc, ok := cn.Conn.(*rxtime.Conn); ok {
+		switch rc := cn.Conn.(type) {
+		case *ringnet.Conn:
+			return r.readBodyEach(rc, t, now, fn)
+		case *rxtime.Conn:
 			return r.readBodyEach(rc, t, now, fn)
 		}
 	}
@@ -937,12 +944,21 @@ func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func
 	}
 }
 
+// eachReader is a connection that reads arrival by arrival, with receive
+// timestamps: an rxtime.Conn, or a ringnet.Conn, whose reads, and the
+// callbacks, run on the ring's poller.
+type eachReader interface {
+	ReadEach(next func() []byte, got func(n int, err error) bool) error
+	DelayAcks()
+}
+
 // readBodyEach is readBody on a plain TCP connection with receive
-// timestamps: the same steps, with one system call per arrival (see
-// rxtime.Conn.ReadEach), and with acknowledgements delayed once the first
-// body bytes are in (see rxtime.Conn.DelayAcks; before them the wait for
-// the first token would end the delayed mode at once).
-func (r *h1Response) readBodyEach(rc *rxtime.Conn, t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
+// timestamps: the same steps, with at most one system call per arrival
+// (see rxtime.Conn.ReadEach) or none (ringnet.Conn.ReadEach), and with
+// acknowledgements delayed once the first body bytes are in (see
+// rxtime.Conn.DelayAcks; before them the wait for the first token would
+// end the delayed mode at once).
+func (r *h1Response) readBodyEach(rc eachReader, t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
 	more, err := r.bodyStep(t, nil, fn)
 	if !more {
 		return err

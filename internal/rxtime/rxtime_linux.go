@@ -69,7 +69,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return false
 		}
 		if rerr == nil && n > 0 {
-			c.lastRx.Store(timestamp(c.oob[:oobn]))
+			c.lastRx.Store(Timestamp(c.oob[:oobn]))
 		}
 		return true
 	})
@@ -115,7 +115,7 @@ func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) err
 				got(0, io.EOF)
 				return true
 			}
-			c.lastRx.Store(timestamp(c.oob[:oobn]))
+			c.lastRx.Store(Timestamp(c.oob[:oobn]))
 			if !got(n, nil) {
 				return true
 			}
@@ -144,15 +144,18 @@ func (c *Conn) DelayAcks() {
 	})
 }
 
+// NetConn returns the TCP connection under c.
+func (c *Conn) NetConn() net.Conn { return c.TCPConn }
+
 // WriteTo copies the connection to w through Read, so that the copy keeps
 // recording timestamps (the embedded TCPConn's WriteTo would bypass it).
 func (c *Conn) WriteTo(w io.Writer) (int64, error) {
 	return io.Copy(w, struct{ io.Reader }{c})
 }
 
-// timestamp returns the SCM_TIMESTAMPNS time in the control messages oob,
-// in Unix ns, or 0 if there is none.
-func timestamp(oob []byte) int64 {
+// Timestamp returns the SCM_TIMESTAMPNS time in the control messages oob
+// of a recvmsg(2), in Unix ns, or 0 if there is none.
+func Timestamp(oob []byte) int64 {
 	for len(oob) >= syscall.SizeofCmsghdr {
 		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
 		l := int(h.Len)

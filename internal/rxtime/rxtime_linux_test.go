@@ -41,7 +41,7 @@ func TestTimestamp(t *testing.T) {
 		{"short header", ts[:4], 0},
 	}
 	for _, tt := range tests {
-		if got := timestamp(tt.oob); got != tt.want {
+		if got := Timestamp(tt.oob); got != tt.want {
 			t.Errorf("%s: timestamp = %d, want %d", tt.name, got, tt.want)
 		}
 	}
@@ -51,6 +51,6 @@ func FuzzTimestamp(f *testing.F) {
 	f.Add(cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1, 2)))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0, 35, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, oob []byte) {
-		_ = timestamp(oob) // must not panic or loop forever
+		_ = Timestamp(oob) // must not panic or loop forever
 	})
 }

@@ -3,6 +3,7 @@ package uring
 import (
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -16,11 +17,14 @@ const (
 	offSQEs   = 0x10000000
 
 	enterGetEvents = 1 << 0
+	enterExtArg    = 1 << 3
 
 	featSingleMmap = 1 << 0
 
+	opPollAdd     = 6
 	opRecvmsg     = 10
 	opAsyncCancel = 14
+	opRead        = 22
 	opSend        = 26
 
 	sqeSize = 64
@@ -86,10 +90,28 @@ type Ring struct {
 	maps [][]byte
 }
 
+// Setup flags for NewWithFlags (IORING_SETUP_*).
+const (
+	// SetupCoopTaskrun: the kernel does not interrupt the ring's task
+	// to run completion work; it runs at the task's next system call.
+	SetupCoopTaskrun = 1 << 8
+	// SetupSingleIssuer: one thread (the one that set the ring up)
+	// submits every operation.
+	SetupSingleIssuer = 1 << 12
+	// SetupDeferTaskrun: completion work waits until the submitting
+	// thread asks for completions (with SetupSingleIssuer).
+	SetupDeferTaskrun = 1 << 13
+)
+
 // New sets up a ring with room for at least entries queued operations (the
 // kernel rounds up to a power of two) and twice as many completions.
-func New(entries uint32) (*Ring, error) {
+func New(entries uint32) (*Ring, error) { return NewWithFlags(entries, 0) }
+
+// NewWithFlags is New with setup flags (Setup*); with SetupSingleIssuer
+// only the calling thread may submit (lock it: runtime.LockOSThread).
+func NewWithFlags(entries, flags uint32) (*Ring, error) {
 	var p params
+	p.flags = flags
 	fd, _, errno := syscall.Syscall(sysSetup, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
 		return nil, errno
@@ -208,6 +230,33 @@ func (r *Ring) PrepRecvmsg(fd int, msg *syscall.Msghdr, flags uint32, userData u
 	return nil
 }
 
+// PrepRead queues read(2) of fd into b at the file's current position
+// (for a stream such as an eventfd or a pipe).
+func (r *Ring) PrepRead(fd int, b []byte, userData uint64) error {
+	e := r.next()
+	if e == nil {
+		return ErrFull
+	}
+	e.opcode, e.fd = opRead, int32(fd)
+	e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint32(len(b))
+	e.off, e.userData = ^uint64(0), userData
+	r.push()
+	return nil
+}
+
+// PrepPollAdd queues a one-shot poll of fd for events (POLLIN, POLLOUT,
+// ...); it completes with the events that were ready.
+func (r *Ring) PrepPollAdd(fd int, events uint32, userData uint64) error {
+	e := r.next()
+	if e == nil {
+		return ErrFull
+	}
+	e.opcode, e.fd = opPollAdd, int32(fd)
+	e.opFlags, e.userData = events, userData
+	r.push()
+	return nil
+}
+
 // PrepCancel queues the cancellation of the operation queued with target.
 // The cancelled operation completes with -ECANCELED (or with its result,
 // if it completed first); the cancellation itself completes with 0,
@@ -255,6 +304,37 @@ func (r *Ring) SubmitAndWait(wait uint32) (int, error) {
 			}
 			wait = 0 // waited already, if asked to
 			flags = 0
+		case syscall.EINTR:
+		default:
+			return total, errno
+		}
+	}
+}
+
+// getEventsArg is struct io_uring_getevents_arg.
+type getEventsArg struct {
+	sigmask   uint64
+	sigmaskSz uint32
+	minWaitUs uint32
+	ts        uint64
+}
+
+// SubmitAndWaitTimeout is SubmitAndWait that stops waiting after timeout
+// even with fewer than wait completions ready (then it returns no error).
+func (r *Ring) SubmitAndWaitTimeout(wait uint32, timeout time.Duration) (int, error) {
+	ts := syscall.NsecToTimespec(int64(timeout))
+	arg := getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&ts)))}
+	total := 0
+	for {
+		n := r.queued
+		got, _, errno := syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&arg)), unsafe.Sizeof(arg))
+		switch errno {
+		case 0:
+			took := min(uint32(got), n)
+			r.queued -= took
+			return total + int(took), nil
+		case syscall.ETIME:
+			return total, nil
 		case syscall.EINTR:
 		default:
 			return total, errno

@@ -5,6 +5,7 @@ package uring
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 // Ring is an io_uring instance; there is none off Linux.
@@ -12,6 +13,14 @@ type Ring struct{}
 
 // New returns errors.ErrUnsupported: io_uring is Linux's.
 func New(uint32) (*Ring, error) { return nil, errors.ErrUnsupported }
+
+// NewWithFlags returns errors.ErrUnsupported: io_uring is Linux's.
+func NewWithFlags(uint32, uint32) (*Ring, error) { return nil, errors.ErrUnsupported }
+
+// SubmitAndWaitTimeout returns errors.ErrUnsupported.
+func (r *Ring) SubmitAndWaitTimeout(uint32, time.Duration) (int, error) {
+	return 0, errors.ErrUnsupported
+}
 
 // Close does nothing.
 func (r *Ring) Close() error { return nil }
@@ -24,6 +33,12 @@ func (r *Ring) PrepSend(int, []byte, uint32, uint64) error { return ErrFull }
 
 // PrepRecvmsg returns ErrFull.
 func (r *Ring) PrepRecvmsg(int, *syscall.Msghdr, uint32, uint64) error { return ErrFull }
+
+// PrepRead returns ErrFull.
+func (r *Ring) PrepRead(int, []byte, uint64) error { return ErrFull }
+
+// PrepPollAdd returns ErrFull.
+func (r *Ring) PrepPollAdd(int, uint32, uint64) error { return ErrFull }
 
 // PrepCancel returns ErrFull.
 func (r *Ring) PrepCancel(uint64, uint64) error { return ErrFull }
