@@ -20,7 +20,6 @@ import (
 
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/ringnet"
-	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // This file is the lean HTTP/1.1 client Send uses for plain http:// URLs
@@ -450,6 +449,29 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	r.s.init()
 	defer r.s.release()
 	now = arrivalClock(now, cn.Conn, &rec.ReadLag)
+	if er, ok := cn.Conn.(eachReader); ok && c.kind.Stream {
+		if st, ok, err := x.readStreamEach(c, er, p, rec, now, trace); ok {
+			if err != nil {
+				err = bodyError(ctx, err)
+			}
+			c.endStream(&st, err)
+			keep = err == nil && st.err == nil && r.done && r.keepAlive && !r.extra
+			return false
+		} else if err != nil {
+			if !r.gotByte && ctx.Err() == nil && x.unread(err) {
+				return true
+			}
+			if err == io.EOF && !r.gotByte {
+				err = errClosedBeforeAnswer
+			}
+			rec.Error = c.requestError(x.h.headError(ctx, err))
+			return false
+		}
+		// Not a 200: read the error body as below.
+		rec.Status = r.status
+		rec.Error = r.statusError()
+		return false
+	}
 	t, err := r.readHead(trace, now)
 	if err != nil {
 		if !r.gotByte && ctx.Err() == nil && x.unread(err) {
@@ -599,6 +621,8 @@ type h1Response struct {
 	done   bool  // the body is complete
 	extra  bool  // bytes followed the body: the connection is not reusable
 
+	informational int // 1xx heads skipped
+
 	metadata []byte // a copy of the "metadata" header's value (pooling usage), nil when none
 	location []byte // a copy of a redirect's "Location" header's value, nil when none
 }
@@ -627,10 +651,46 @@ func (r *h1Response) room() []byte {
 // skipping 1xx ones, and returns the time of the read that completed it.
 // Body bytes read with the head are left undecoded after s.end.
 func (r *h1Response) readHead(trace *httptrace.ClientTrace, now func() time.Duration) (time.Duration, error) {
+	r.startHead()
+	var t time.Duration
+	for {
+		done, err := r.headStep()
+		if err != nil || done {
+			return t, err
+		}
+		had := r.gotByte
+		_, err = r.read()
+		if !had && r.gotByte && trace != nil && trace.GotFirstResponseByte != nil {
+			trace.GotFirstResponseByte()
+		}
+		t = now()
+		if err != nil {
+			return t, r.headReadError(err)
+		}
+	}
+}
+
+// startHead readies the buffer for a response head.
+func (r *h1Response) startHead() {
 	s := &r.s
 	s.start, s.scan, s.lineStart, s.end = 0, 0, 0, 0
-	var t time.Duration
-	informational := 0
+	r.informational = 0
+}
+
+// headReadError is the error of a read that failed before the head was
+// complete: an end of the connection inside it is unexpected.
+func (r *h1Response) headReadError(err error) error {
+	if err == io.EOF && r.raw > r.s.start {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// headStep looks for the end of the head in the bytes read so far and
+// parses it, skipping 1xx heads; it returns true once the final head is
+// parsed, false when it needs more bytes.
+func (r *h1Response) headStep() (bool, error) {
+	s := &r.s
 	for {
 		// Find the blank line that ends the head.
 		nl := -1
@@ -650,33 +710,21 @@ func (r *h1Response) readHead(trace *httptrace.ClientTrace, now func() time.Dura
 		}
 		if nl < 0 {
 			if r.raw-s.start > h1MaxHeaderBytes {
-				return t, errors.New("net/http: server response headers exceeded 1048576 bytes; aborted")
+				return false, errors.New("net/http: server response headers exceeded 1048576 bytes; aborted")
 			}
-			had := r.gotByte
-			_, err := r.read()
-			if !had && r.gotByte && trace != nil && trace.GotFirstResponseByte != nil {
-				trace.GotFirstResponseByte()
-			}
-			t = now()
-			if err != nil {
-				if err == io.EOF && r.raw > s.start {
-					err = io.ErrUnexpectedEOF
-				}
-				return t, err
-			}
-			continue
+			return false, nil
 		}
 		if err := r.parseHead(s.buf[s.start : nl+1]); err != nil {
-			return t, err
+			return false, err
 		}
 		s.start, s.end = nl+1, nl+1
 		if r.status >= 100 && r.status <= 199 && r.status != http.StatusSwitchingProtocols {
-			if informational++; informational > h1Max1xx {
-				return t, errors.New("net/http: too many 1xx informational responses")
+			if r.informational++; r.informational > h1Max1xx {
+				return false, errors.New("net/http: too many 1xx informational responses")
 			}
 			continue
 		}
-		return t, nil
+		return true, nil
 	}
 }
 
@@ -925,14 +973,6 @@ loop:
 // returns the error that cut the body short: io.ErrUnexpectedEOF when the
 // connection ended inside a chunked or Content-Length body, as net/http.
 func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
-	if cn, ok := r.conn.(*h1Conn); ok {
-		switch rc := cn.Conn.(type) {
-		case *ringnet.Conn:
-			return r.readBodyEach(rc, t, now, fn)
-		case *rxtime.Conn:
-			return r.readBodyEach(rc, t, now, fn)
-		}
-	}
 	var rerr error
 	for {
 		more, err := r.bodyStep(t, rerr, fn)
@@ -944,43 +984,86 @@ func (r *h1Response) readBody(t time.Duration, now func() time.Duration, fn func
 	}
 }
 
+// readStreamEach reads a streamed response, head and body, on a
+// connection that reads arrival by arrival, in one ReadEach: on a
+// ringnet.Conn every byte is then read by the poller as soon as it comes,
+// even before the request's goroutine has looked at the head (between the
+// two, a goroutine that ran late would find several of the stream's
+// events merged into one read, and time the first by the last). It
+// returns the stream and true once the head was a 200's (err then cuts the
+// body short); false with the head's error, or false and nil for another
+// status, whose body the caller reads.
+func (x *h1Exchange) readStreamEach(c *Client, er eachReader, p *Prepared, rec *record.Record, now func() time.Duration, trace *httptrace.ClientTrace) (stream, bool, error) {
+	r := &x.resp
+	r.startHead()
+	var st stream
+	var msg func(data []byte, t time.Duration) bool // st.message, made once
+	var err error
+	head, body, delayed := false, false, false
+	werr := er.ReadEach(r.room, func(n int, rerr error) bool {
+		r.raw += n
+		if n > 0 && !r.gotByte {
+			r.gotByte = true
+			if trace != nil && trace.GotFirstResponseByte != nil {
+				trace.GotFirstResponseByte()
+			}
+		}
+		t := now()
+		if !head {
+			var done bool
+			if done, err = r.headStep(); err != nil || !done {
+				if err == nil && rerr != nil {
+					err = r.headReadError(rerr)
+				}
+				return err == nil
+			}
+			head = true
+			rec.Status = r.status
+			if r.status != http.StatusOK {
+				return false
+			}
+			st, body = c.startStream(rec, p, func() []byte { return r.metadata }), true
+			msg = st.message
+		} else if !delayed && n > 0 {
+			// Body bytes after the head's read: the first token is in,
+			// delayed ACKs now last (see ackDelayer).
+			delayed = true
+			if d, ok := er.(ackDelayer); ok {
+				d.DelayAcks()
+			}
+		}
+		var more bool
+		more, err = r.bodyStep(t, rerr, msg)
+		return more
+	})
+	if werr != nil {
+		if !head {
+			return st, false, werr
+		}
+		if body {
+			_, err = r.bodyStep(now(), werr, msg)
+		}
+	}
+	if !head {
+		return st, false, err
+	}
+	return st, body, err
+}
+
 // eachReader is a connection that reads arrival by arrival, with receive
 // timestamps: an rxtime.Conn, or a ringnet.Conn, whose reads, and the
 // callbacks, run on the ring's poller.
 type eachReader interface {
 	ReadEach(next func() []byte, got func(n int, err error) bool) error
-	DelayAcks()
 }
 
-// readBodyEach is readBody on a plain TCP connection with receive
-// timestamps: the same steps, with at most one system call per arrival
-// (see rxtime.Conn.ReadEach) or none (ringnet.Conn.ReadEach), and with
-// acknowledgements delayed once the first body bytes are in (see
-// rxtime.Conn.DelayAcks; before them the wait for the first token would
-// end the delayed mode at once).
-func (r *h1Response) readBodyEach(rc eachReader, t time.Duration, now func() time.Duration, fn func(data []byte, t time.Duration) bool) error {
-	more, err := r.bodyStep(t, nil, fn)
-	if !more {
-		return err
-	}
-	delayed := false
-	werr := rc.ReadEach(r.room, func(n int, rerr error) bool {
-		r.raw += n
-		if n > 0 {
-			r.gotByte = true
-		}
-		more, err = r.bodyStep(now(), rerr, fn)
-		if more && !delayed {
-			delayed = true
-			rc.DelayAcks()
-		}
-		return more
-	})
-	if werr != nil {
-		_, err = r.bodyStep(now(), werr, fn)
-	}
-	return err
-}
+// ackDelayer is a connection that can halve its acknowledgements while a
+// body streams (ringnet.Conn.DelayAcks), called once the first body bytes
+// are in (before them, the wait for the first token would end the delayed
+// mode at once). Only the ring's connections do it: on Go's poller,
+// measured on the wire, delayed ACKs made the first wave of a burst read
+// late.
+type ackDelayer interface{ DelayAcks() }
 
 // bodyStep decodes the body bytes read so far and hands the complete SSE
 // messages to fn; t is the time of the last read and rerr its error. It

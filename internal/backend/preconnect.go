@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vbench/vbench/internal/ringnet"
 	"github.com/vbench/vbench/internal/rxtime"
 )
 
@@ -120,6 +121,13 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			conns[i], errs[i] = c.dial.dial(ctx, "tcp", addr)
+			if errs[i] == nil && c.h1 != nil {
+				// The lean client's connections are read on the ring
+				// (package ringnet): adopt them now, not in the run.
+				if rc := ringnet.Adopt(conns[i]); rc != nil {
+					conns[i] = rc
+				}
+			}
 		}()
 	}
 	wg.Wait()

@@ -21,6 +21,7 @@ import (
 // full. The descriptor is closed by the poller once no operation on it is
 // in flight, so its number is never reused under one.
 type Conn struct {
+	p             *poller // serves it
 	fd            int
 	local, remote net.Addr
 
@@ -122,32 +123,52 @@ const (
 )
 
 var (
-	thePoller  *poller
+	pollers    []*poller
 	pollerOnce sync.Once
+	nextPoller atomic.Uint32
 )
 
-// getPoller starts the poller on first use; nil when io_uring is off or
-// unavailable.
+// maxPollers bounds the pollers: one per processor (GOMAXPROCS) up to it.
+const maxPollers = 8
+
+// getPoller starts the pollers on first use and returns the next one, in
+// turn; nil when io_uring is off or unavailable. Each poller has a thread
+// of its own: on a busy host the kernel may leave a runnable thread
+// waiting for a CPU for milliseconds, and with one poller every stream
+// would wait with it.
 func getPoller() *poller {
 	pollerOnce.Do(func() {
 		if !enabled {
 			return
 		}
-		ready := make(chan *poller)
-		go func() {
-			// The ring runs its operations' work (the reads) on the
-			// thread that submitted them: keep it one thread, the one
-			// that waits for them.
-			runtime.LockOSThread()
-			p := newPoller()
-			ready <- p
-			if p != nil {
-				p.run()
+		n := max(1, min(runtime.GOMAXPROCS(0), maxPollers))
+		// Each poller waits holding its processor (see
+		// uring.Ring.SubmitAndWaitTimeout), at most batchWindow at a
+		// time: give the pollers processors of their own, so that the
+		// rest of the program keeps as many as it had.
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + n)
+		for range n {
+			ready := make(chan *poller)
+			go func() {
+				// The ring runs its operations' work (the reads) on the
+				// thread that submitted them: keep it one thread, the
+				// one that waits for them.
+				runtime.LockOSThread()
+				p := newPoller()
+				ready <- p
+				if p != nil {
+					p.run()
+				}
+			}()
+			if p := <-ready; p != nil {
+				pollers = append(pollers, p)
 			}
-		}()
-		thePoller = <-ready
+		}
 	})
-	return thePoller
+	if len(pollers) == 0 {
+		return nil
+	}
+	return pollers[int(nextPoller.Add(1))%len(pollers)]
 }
 
 // newPoller sets up the ring and the eventfd that wakes it, or returns nil.
@@ -175,7 +196,10 @@ func newPoller() *poller {
 
 // Available reports whether connections can be adopted: Linux with
 // io_uring on and working.
-func Available() bool { return getPoller() != nil }
+func Available() bool {
+	getPoller()
+	return len(pollers) > 0
+}
 
 // Adopt takes the TCP connection c (a *net.TCPConn, or a connection with a
 // NetConn method leading to one, such as an rxtime.Conn) out of Go's
@@ -209,7 +233,7 @@ func Adopt(c net.Conn) *Conn {
 		_ = syscall.Close(fd)
 		return nil
 	}
-	rc := &Conn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr(), rkick: make(chan struct{}, 1), wkick: make(chan struct{}, 1), closeDone: make(chan struct{})}
+	rc := &Conn{p: p, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr(), rkick: make(chan struct{}, 1), wkick: make(chan struct{}, 1), closeDone: make(chan struct{})}
 	rc.rop = op{c: rc, done: make(chan struct{}, 1)}
 	rc.wop = op{c: rc, done: make(chan struct{}, 1)}
 	_ = tc.Close() // deregisters it from Go's poller; the duplicate keeps the socket
@@ -441,7 +465,7 @@ func (c *Conn) wait(o *op, dl *atomic.Int64, write bool) {
 		if d := dl.Load(); d != 0 {
 			left := time.Until(time.Unix(0, d))
 			if left <= 0 || c.closed.Load() {
-				thePoller.post(request{kind: opCancel, c: c, wr: write})
+				c.p.post(request{kind: opCancel, c: c, wr: write})
 				<-o.done
 				return
 			}
@@ -452,7 +476,7 @@ func (c *Conn) wait(o *op, dl *atomic.Int64, write bool) {
 			}
 			tc = timer.C
 		} else if c.closed.Load() {
-			thePoller.post(request{kind: opCancel, c: c, wr: write})
+			c.p.post(request{kind: opCancel, c: c, wr: write})
 			<-o.done
 			return
 		}
@@ -485,7 +509,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	o := &c.rop
 	o.kind, o.buf, o.next, o.got, o.werr = opRead, p, nil, nil, nil
-	thePoller.post(request{kind: opRead, o: o})
+	c.p.post(request{kind: opRead, o: o})
 	c.wait(o, &c.rd, false)
 	o.buf = nil
 	switch res := o.res; {
@@ -527,7 +551,7 @@ func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) err
 	}
 	o := &c.rop
 	o.kind, o.buf, o.next, o.got, o.werr = opStream, nil, next, got, nil
-	thePoller.post(request{kind: opStream, o: o})
+	c.p.post(request{kind: opStream, o: o})
 	c.wait(o, &c.rd, false)
 	o.next, o.got = nil, nil
 	return o.werr
@@ -563,7 +587,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 // poll waits through the poller until the socket is ready for events.
 func (c *Conn) poll(o *op, events uint32, dl *atomic.Int64, write bool) error {
 	o.kind, o.events = opPoll, events
-	thePoller.post(request{kind: opPoll, o: o})
+	c.p.post(request{kind: opPoll, o: o})
 	c.wait(o, dl, write)
 	if o.res == -int32(syscall.ECANCELED) {
 		return c.waitError(write)
@@ -587,7 +611,7 @@ func (c *Conn) Close() error {
 	// finishes it. Then nothing of the caller's uses the descriptor.
 	c.rmu.Lock()
 	c.wmu.Lock()
-	thePoller.post(request{kind: opClose, c: c})
+	c.p.post(request{kind: opClose, c: c})
 	<-c.closeDone
 	c.wmu.Unlock()
 	c.rmu.Unlock()
@@ -646,9 +670,15 @@ func (c *Conn) Age(now time.Time) (time.Duration, bool) {
 	return age, true
 }
 
-// DelayAcks puts the connection's acknowledgements in delayed mode (see
-// rxtime.Conn.DelayAcks). Call it while the connection is open: from a
-// ReadEach's got, or from the goroutine that owns the connection.
+// DelayAcks puts the connection's TCP acknowledgements in delayed
+// ("ping-pong") mode, as if it were answering its peer (TCP_QUICKACK 0):
+// while small segments arrive less than the delayed-ACK timeout apart
+// (40 ms or more), the kernel acknowledges every second one instead of
+// each one it reads. A stream of token events then costs both ends half
+// the acknowledgements, which on loopback cost about as much as the events
+// themselves. The mode ends by itself after a longer pause; errors are
+// ignored. Call it while the connection is open: from a ReadEach's got, or
+// from the goroutine that owns the connection.
 func (c *Conn) DelayAcks() {
 	if fd := c.sysfd(); fd >= 0 {
 		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_QUICKACK, 0)

@@ -211,7 +211,10 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 	if len(plan.Sinks) > 0 {
 		finished = newHandoff()
 	}
-	procs := runtime.GOMAXPROCS(0)
+	// The cores the client can use: GOMAXPROCS, but no more than the
+	// host has (the ring pollers raise GOMAXPROCS for processors that
+	// mostly wait; see package ringnet).
+	procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	gc0 := readGCStats()
 	procs0 := hostProbe.procs()
 	host0 := hostProbe.cpu()

@@ -130,20 +130,6 @@ func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) err
 	return werr
 }
 
-// DelayAcks puts the connection's TCP acknowledgements in delayed
-// ("ping-pong") mode, as if it were answering its peer (TCP_QUICKACK 0):
-// while small segments arrive less than the delayed-ACK timeout apart
-// (40 ms or more), the kernel acknowledges every second one instead of
-// each one it reads. A stream of token events then costs both ends half
-// the acknowledgements, which on loopback are as dear as the events. The
-// mode ends by itself after a pause longer than the timeout; errors are
-// ignored.
-func (c *Conn) DelayAcks() {
-	_ = c.raw.Control(func(fd uintptr) {
-		_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_QUICKACK, 0)
-	})
-}
-
 // NetConn returns the TCP connection under c.
 func (c *Conn) NetConn() net.Conn { return c.TCPConn }
 

@@ -29,8 +29,5 @@ func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) err
 	}
 }
 
-// DelayAcks does nothing off Linux.
-func (c *Conn) DelayAcks() {}
-
 // NetConn returns the connection under c.
 func (c *Conn) NetConn() net.Conn { return c.Conn }

@@ -213,9 +213,14 @@ func (lp *streamLoop) sleep(now, next time.Duration, waiting int, timer *time.Ti
 func (g *generation) dueTime() time.Duration { return g.loop.due }
 func (g *generation) heapIndex() *int        { return &g.loop.idx }
 
-// useRing reports whether the stream loops send through io_uring (Linux,
-// unless VBENCH_IO_URING=0; see package uring).
-var useRing = os.Getenv("VBENCH_IO_URING") != "0"
+// useRing says whether the stream loops send through io_uring (Linux,
+// unless VBENCH_IO_URING=0; see package uring); tests turn it off to
+// compare.
+var useRing = func() *atomic.Bool {
+	var b atomic.Bool
+	b.Store(os.Getenv("VBENCH_IO_URING") != "0")
+	return &b
+}()
 
 // ringSends counts the sends submitted through the loops' rings (tests
 // check that the rings are used).
@@ -232,7 +237,7 @@ const ringEntries = 16
 func (lp *streamLoop) uring() *uring.Ring {
 	if !lp.ringDone {
 		lp.ringDone = true
-		if useRing {
+		if useRing.Load() {
 			lp.ring, _ = uring.New(ringEntries)
 		}
 	}

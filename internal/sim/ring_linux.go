@@ -15,7 +15,7 @@ const sendFlags = syscall.MSG_DONTWAIT | syscall.MSG_NOSIGNAL
 // this stream's bytes. Without io_uring, or should the duplication fail,
 // sendFD stays -1 and the loop writes with write(2) under the lock.
 func (g *generation) dupSendFD() {
-	if !useRing {
+	if !useRing.Load() {
 		return
 	}
 	_ = g.sysConn.Control(func(fd uintptr) {

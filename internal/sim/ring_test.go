@@ -93,8 +93,8 @@ func TestLoopRingSendsLikeWrite(t *testing.T) {
 	viaRing := rawStream(t, s, "same", 40)
 	sent := ringSends.Load() - before
 
-	useRing = false
-	t.Cleanup(func() { useRing = true })
+	useRing.Store(false)
+	t.Cleanup(func() { useRing.Store(true) })
 	viaWrite := rawStream(t, s, "same", 40)
 
 	if viaRing != viaWrite {

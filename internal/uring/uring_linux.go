@@ -283,32 +283,36 @@ func (r *Ring) Submit() (int, error) { return r.SubmitAndWait(0) }
 // will come (operations in flight, or queued now). It retries on EINTR and
 // returns how many operations the kernel took.
 func (r *Ring) SubmitAndWait(wait uint32) (int, error) {
-	flags := uintptr(0)
-	if wait > 0 {
-		flags = enterGetEvents
-	}
 	total := 0
 	for {
 		n := r.queued
+		flags := uintptr(0)
+		if wait > 0 && r.ready() < wait {
+			flags = enterGetEvents
+		} else if n == 0 {
+			return total, nil
+		}
+		// The kernel may take only part of the queue, or come back
+		// early (a signal) with a count: loop until both are done.
 		got, _, errno := syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), flags, 0, 0)
 		switch errno {
 		case 0:
 			took := min(uint32(got), n)
 			r.queued -= took
 			total += int(took)
-			if r.queued == 0 {
-				return total, nil
-			}
-			if took == 0 {
+			if n > 0 && took == 0 {
 				return total, syscall.EAGAIN // the kernel took nothing: do not spin
 			}
-			wait = 0 // waited already, if asked to
-			flags = 0
 		case syscall.EINTR:
 		default:
 			return total, errno
 		}
 	}
+}
+
+// ready returns how many completions wait to be reaped.
+func (r *Ring) ready() uint32 {
+	return atomic.LoadUint32(r.cqTail) - atomic.LoadUint32(r.cqHead)
 }
 
 // getEventsArg is struct io_uring_getevents_arg.
@@ -319,22 +323,44 @@ type getEventsArg struct {
 	ts        uint64
 }
 
-// SubmitAndWaitTimeout is SubmitAndWait that stops waiting after timeout
-// even with fewer than wait completions ready (then it returns no error).
+// SubmitAndWaitTimeout is SubmitAndWait that stops waiting once timeout
+// has passed, even with fewer than wait completions ready (then it returns
+// no error).
+//
+// It waits in a raw system call: the goroutine keeps its processor (Go's
+// P) while the kernel waits, so it goes on the moment its completions are
+// ready, instead of queueing for a processor behind every runnable
+// goroutine (a burst of a thousand new requests makes that milliseconds).
+// Keep the timeout short, and let the caller have a processor of its own
+// (package ringnet raises GOMAXPROCS for its pollers).
 func (r *Ring) SubmitAndWaitTimeout(wait uint32, timeout time.Duration) (int, error) {
-	ts := syscall.NsecToTimespec(int64(timeout))
+	deadline := time.Now().Add(timeout)
+	var ts syscall.Timespec
 	arg := getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&ts)))}
 	total := 0
 	for {
 		n := r.queued
-		got, _, errno := syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&arg)), unsafe.Sizeof(arg))
+		left := time.Until(deadline)
+		if left <= 0 || r.ready() >= wait {
+			if n == 0 {
+				return total, nil
+			}
+			left = 0
+		}
+		ts = syscall.NsecToTimespec(int64(left))
+		got, _, errno := syscall.RawSyscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&arg)), unsafe.Sizeof(arg))
 		switch errno {
 		case 0:
 			took := min(uint32(got), n)
 			r.queued -= took
-			return total + int(took), nil
+			total += int(took)
+			if n > 0 && took == 0 {
+				return total, syscall.EAGAIN
+			}
 		case syscall.ETIME:
-			return total, nil
+			if r.queued == 0 {
+				return total, nil
+			}
 		case syscall.EINTR:
 		default:
 			return total, errno
