@@ -30,9 +30,7 @@ type Conn struct {
 	rd, wd       atomic.Int64  // read and write deadlines, Unix ns; 0: none
 	rkick, wkick chan struct{} // a deadline changed or Close: waiting reads and writes look again
 
-	closed    atomic.Bool
-	closeOnce sync.Once
-	closeDone chan struct{}
+	closed atomic.Bool
 
 	// Read side: one operation at a time (reads, Stream, read polls).
 	rmu sync.Mutex
@@ -42,8 +40,9 @@ type Conn struct {
 	wop op
 
 	// Owned by the poller goroutine.
-	inflight int // operations of this Conn in the ring
-	closing  bool
+	inflight int  // operations of this Conn in the ring
+	closing  bool // Close was asked for
+	fdClosed bool // the descriptor is closed (c.fd keeps the number: nothing uses it once closed is set)
 }
 
 // op is one operation of a Conn, queued to the poller.
@@ -233,7 +232,7 @@ func Adopt(c net.Conn) *Conn {
 		_ = syscall.Close(fd)
 		return nil
 	}
-	rc := &Conn{p: p, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr(), rkick: make(chan struct{}, 1), wkick: make(chan struct{}, 1), closeDone: make(chan struct{})}
+	rc := &Conn{p: p, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr(), rkick: make(chan struct{}, 1), wkick: make(chan struct{}, 1)}
 	rc.rop = op{c: rc, done: make(chan struct{}, 1)}
 	rc.wop = op{c: rc, done: make(chan struct{}, 1)}
 	_ = tc.Close() // deregisters it from Go's poller; the duplicate keeps the socket
@@ -422,10 +421,9 @@ func (p *poller) finish(o *op, res int32) {
 // maybeClose closes a closing Conn's descriptor once nothing of it is in
 // flight.
 func (p *poller) maybeClose(c *Conn) {
-	if c.closing && c.inflight == 0 && c.fd >= 0 {
+	if c.closing && c.inflight == 0 && !c.fdClosed {
 		_ = syscall.Close(c.fd)
-		c.fd = -1
-		close(c.closeDone)
+		c.fdClosed = true
 	}
 }
 
@@ -599,8 +597,11 @@ func (c *Conn) poll(o *op, events uint32, dl *atomic.Int64, write bool) error {
 }
 
 // Close closes the connection: operations waiting on it end with
-// net.ErrClosed, and the poller closes the descriptor once none is in
-// flight. Close returns after that.
+// net.ErrClosed, and the poller closes the descriptor once none of its
+// operations is in flight. Close does not wait for that (closing the
+// thousands of connections pre-dialled for a run that did not use them
+// would otherwise hold their closer for one poller round each); it waits
+// only for a read or write of the caller's that is under way.
 func (c *Conn) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return c.opError("close", net.ErrClosed)
@@ -608,11 +609,11 @@ func (c *Conn) Close() error {
 	poke(c.rkick)
 	poke(c.wkick)
 	// Waiting operations end now; one in a write(2) or a raw callback
-	// finishes it. Then nothing of the caller's uses the descriptor.
+	// finishes it. Then nothing of the caller's uses the descriptor
+	// (every use checks closed first).
 	c.rmu.Lock()
 	c.wmu.Lock()
 	c.p.post(request{kind: opClose, c: c})
-	<-c.closeDone
 	c.wmu.Unlock()
 	c.rmu.Unlock()
 	return nil
