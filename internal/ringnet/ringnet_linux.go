@@ -91,9 +91,10 @@ type poller struct {
 	efd  int
 	ebuf [8]byte
 
-	mu    sync.Mutex
-	inbox []request
-	work  []request
+	mu       sync.Mutex
+	inbox    []request
+	sleeping bool // the poller blocks until a post writes efd (mu guards both)
+	work     []request
 
 	ops  map[uint64]*op
 	next uint64
@@ -254,11 +255,18 @@ func tcpConn(c net.Conn) *net.TCPConn {
 	return nil
 }
 
-// post hands r to the poller and wakes it.
+// post hands r to the poller, waking it if it sleeps. A poller with
+// operations in flight wakes every batchWindow anyway and finds r then;
+// only an idle one blocks until woken (one eventfd write).
 func (p *poller) post(r request) {
 	p.mu.Lock()
 	p.inbox = append(p.inbox, r)
+	wake := p.sleeping
+	p.sleeping = false
 	p.mu.Unlock()
+	if !wake {
+		return
+	}
 	one := [8]byte{1}
 	for {
 		_, err := syscall.Write(p.efd, one[:])
@@ -273,12 +281,22 @@ func (p *poller) run() {
 	for {
 		p.mu.Lock()
 		p.work, p.inbox = p.inbox, p.work[:0]
+		// Nothing to start and nothing in flight but the eventfd read:
+		// sleep until a post wakes it.
+		idle := len(p.work) == 0 && len(p.ops) == 0
+		p.sleeping = idle
 		p.mu.Unlock()
 		for i := range p.work {
 			p.start(p.work[i])
 			p.work[i] = request{}
 		}
-		if _, err := p.ring.SubmitAndWaitTimeout(batchEvents, batchWindow); err != nil && err != syscall.EAGAIN && err != syscall.EBUSY {
+		var err error
+		if idle {
+			_, err = p.ring.SubmitAndWait(1) // the eventfd read completes
+		} else {
+			_, err = p.ring.SubmitAndWaitTimeout(batchEvents, batchWindow)
+		}
+		if err != nil && err != syscall.EAGAIN && err != syscall.EBUSY {
 			// Cannot happen with a valid ring: the eventfd read is
 			// always in flight. Back off rather than spin.
 			time.Sleep(time.Millisecond)

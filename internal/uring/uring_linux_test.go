@@ -17,7 +17,7 @@ import (
 // newRing sets up a ring of entries, closed when the test ends. Where
 // io_uring is unavailable the test fails, unless VBENCH_ALLOW_NO_URING=1
 // lets it skip.
-func newRing(t *testing.T, entries uint32) *Ring {
+func newRing(t testing.TB, entries uint32) *Ring {
 	t.Helper()
 	r, err := New(entries)
 	if err != nil {
@@ -32,7 +32,7 @@ func newRing(t *testing.T, entries uint32) *Ring {
 
 // tcpPair returns the two ends of a loopback TCP connection, closed when
 // the test ends.
-func tcpPair(t *testing.T) (client, server *net.TCPConn) {
+func tcpPair(t testing.TB) (client, server *net.TCPConn) {
 	t.Helper()
 	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -67,7 +67,7 @@ func tcpPair(t *testing.T) (client, server *net.TCPConn) {
 
 // rawFD returns c's socket descriptor. The caller keeps c alive
 // (runtime.KeepAlive) for as long as it uses the descriptor.
-func rawFD(t *testing.T, c *net.TCPConn) int {
+func rawFD(t testing.TB, c *net.TCPConn) int {
 	t.Helper()
 	sc, err := c.SyscallConn()
 	if err != nil {
