@@ -450,38 +450,20 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	defer r.s.release()
 	now = arrivalClock(now, cn.Conn, &rec.ReadLag)
 	if er, ok := cn.Conn.(eachReader); ok && c.kind.Stream {
-		if st, ok, err := x.readStreamEach(c, er, p, rec, now, trace); ok {
-			if err != nil {
-				err = bodyError(ctx, err)
-			}
-			c.endStream(&st, err)
-			keep = err == nil && st.err == nil && r.done && r.keepAlive && !r.extra
-			return false
-		} else if err != nil {
-			if !r.gotByte && ctx.Err() == nil && x.unread(err) {
-				return true
-			}
-			if err == io.EOF && !r.gotByte {
-				err = errClosedBeforeAnswer
-			}
-			rec.Error = c.requestError(x.h.headError(ctx, err))
-			return false
+		st, body, err := x.readStreamEach(c, er, p, rec, now, trace)
+		switch {
+		case body:
+			keep = x.endBody(ctx, c, &st, err)
+		case err != nil:
+			return x.headFailed(ctx, c, rec, err)
+		default: // not a 200
+			rec.Error = r.statusError()
 		}
-		// Not a 200: read the error body as below.
-		rec.Status = r.status
-		rec.Error = r.statusError()
 		return false
 	}
 	t, err := r.readHead(trace, now)
 	if err != nil {
-		if !r.gotByte && ctx.Err() == nil && x.unread(err) {
-			return true
-		}
-		if err == io.EOF && !r.gotByte {
-			err = errClosedBeforeAnswer
-		}
-		rec.Error = c.requestError(x.h.headError(ctx, err))
-		return false
+		return x.headFailed(ctx, c, rec, err)
 	}
 	rec.Status = r.status
 	if r.status != http.StatusOK {
@@ -494,12 +476,34 @@ func (x *h1Exchange) run(ctx context.Context, c *Client, p *Prepared, rec *recor
 	} else {
 		err = r.readWhole(t, now, st.message)
 	}
+	keep = x.endBody(ctx, c, &st, err)
+	return false
+}
+
+// headFailed records the error that ended a response before its head was
+// complete, and returns whether the request should be sent again instead
+// (see unread).
+func (x *h1Exchange) headFailed(ctx context.Context, c *Client, rec *record.Record, err error) (retry bool) {
+	r := &x.resp
+	if !r.gotByte && ctx.Err() == nil && x.unread(err) {
+		return true
+	}
+	if err == io.EOF && !r.gotByte {
+		err = errClosedBeforeAnswer
+	}
+	rec.Error = c.requestError(x.h.headError(ctx, err))
+	return false
+}
+
+// endBody completes the stream of a 200 response whose body read ended
+// with err, and returns whether the connection may carry another request.
+func (x *h1Exchange) endBody(ctx context.Context, c *Client, st *stream, err error) bool {
+	r := &x.resp
 	if err != nil {
 		err = bodyError(ctx, err)
 	}
-	c.endStream(&st, err)
-	keep = err == nil && st.err == nil && r.done && r.keepAlive && !r.extra
-	return false
+	c.endStream(st, err)
+	return err == nil && st.err == nil && r.done && r.keepAlive && !r.extra
 }
 
 // unread reports whether a request whose connection failed with err
