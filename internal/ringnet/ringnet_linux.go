@@ -15,8 +15,8 @@ import (
 	"github.com/vbench/vbench/internal/uring"
 )
 
-// Conn is a TCP connection served by the poller. Reads (one at a time),
-// polls and Stream go through the poller; writes are the caller's own
+// Conn is a TCP connection served by a poller. Reads (one at a time),
+// polls and ReadEach go through the poller; writes are the caller's own
 // non-blocking write(2)s, waiting through the poller when the socket is
 // full. The descriptor is closed by the poller once no operation on it is
 // in flight, so its number is never reused under one.
@@ -32,7 +32,7 @@ type Conn struct {
 
 	closed atomic.Bool
 
-	// Read side: one operation at a time (reads, Stream, read polls).
+	// Read side: one operation at a time (reads, ReadEach, read polls).
 	rmu sync.Mutex
 	rop op
 	// Write side: the poll of a full socket.
@@ -65,7 +65,7 @@ type op struct {
 	cancelled bool   // a cancellation was asked for: do not queue again (poller's)
 
 	res  int32 // the result of a read or poll
-	werr error // why a Stream stopped waiting (the poller's; nil when got ended it)
+	werr error // why a ReadEach stopped waiting (the poller's; nil when got ended it)
 	done chan struct{}
 }
 
@@ -85,7 +85,7 @@ type request struct {
 	wr   bool // opCancel: the write side
 }
 
-// poller owns the ring and runs every Conn's operations.
+// poller owns a ring and runs the operations of its Conns.
 type poller struct {
 	ring *uring.Ring
 	efd  int
@@ -141,12 +141,8 @@ func getPoller() *poller {
 		if !enabled {
 			return
 		}
-		n := max(1, min(runtime.GOMAXPROCS(0), maxPollers))
-		// Each poller waits holding its processor (see
-		// uring.Ring.SubmitAndWaitTimeout), at most batchWindow at a
-		// time: give the pollers processors of their own, so that the
-		// rest of the program keeps as many as it had.
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + n)
+		procs := runtime.GOMAXPROCS(0)
+		n := max(1, min(procs, maxPollers))
 		for range n {
 			ready := make(chan *poller)
 			go func() {
@@ -163,6 +159,13 @@ func getPoller() *poller {
 			if p := <-ready; p != nil {
 				pollers = append(pollers, p)
 			}
+		}
+		if len(pollers) > 0 {
+			// Each poller waits holding its processor (see
+			// uring.Ring.SubmitAndWaitTimeout), at most batchWindow at
+			// a time: give the pollers processors of their own, so
+			// that the rest of the program keeps as many as it had.
+			runtime.GOMAXPROCS(procs + len(pollers))
 		}
 	})
 	if len(pollers) == 0 {
@@ -404,7 +407,7 @@ func (p *poller) complete(cq uring.Completion) {
 	p.maybeClose(o.c)
 }
 
-// finish handles the result res of a read or a Stream's read.
+// finish handles the result res of a read or of one of ReadEach's reads.
 func (p *poller) finish(o *op, res int32) {
 	c := o.c
 	if res > 0 {
