@@ -183,6 +183,10 @@ func newPoller() *poller {
 	if err != nil {
 		return nil
 	}
+	if ring.Features()&uring.FeatExtArg == 0 { // before Linux 5.11: no timed waits
+		_ = ring.Close()
+		return nil
+	}
 	efd, _, errno := syscall.Syscall(syscall.SYS_EVENTFD2, 0, syscall.O_CLOEXEC, 0)
 	if errno != 0 {
 		_ = ring.Close()

@@ -659,6 +659,12 @@ func (g *generation) writeDue() bool {
 	if !ok {
 		return false
 	}
+	return g.writeRendered(b, n)
+}
+
+// writeRendered writes b, which renderDue made with n events, and records
+// them; it returns false if the write failed.
+func (g *generation) writeRendered(b []byte, n int) bool {
 	switch {
 	case g.nonblock:
 		if g.tryWrite(g.frame(b)) != nil {

@@ -262,6 +262,10 @@ func (lp *streamLoop) writeAll(ready []*generation) {
 		}
 		if r.Free() == 0 {
 			lp.sendStaged()
+			if r = lp.ring; r == nil { // the kernel refused the ring: write(2) from now on
+				g.loop.ok = g.writeRendered(b, n)
+				continue
+			}
 		}
 		g.loop.out, g.loop.events = g.frame(b), n
 		if r.PrepSend(g.sendFD, g.loop.out, sendFlags, uint64(len(lp.staged))) != nil {
@@ -270,7 +274,7 @@ func (lp *streamLoop) writeAll(ready []*generation) {
 		}
 		lp.staged = append(lp.staged, g)
 	}
-	if len(lp.staged) > 0 {
+	if len(lp.staged) > 0 && lp.ring != nil {
 		lp.sendStaged()
 	}
 }

@@ -88,7 +88,22 @@ type Ring struct {
 	cqes           []cqe
 
 	maps [][]byte
+
+	features uint32 // IORING_FEAT_* the kernel offers
+
+	// The timeout of SubmitAndWaitTimeout: the kernel reads it through a
+	// pointer, so it lives here, on the heap, not on a goroutine stack
+	// that may move.
+	waitTS  syscall.Timespec
+	waitArg getEventsArg
 }
+
+// FeatExtArg is IORING_FEAT_EXT_ARG: io_uring_enter takes a timeout
+// (Linux 5.11), which SubmitAndWaitTimeout needs.
+const FeatExtArg = 1 << 8
+
+// Features returns the IORING_FEAT_* flags the kernel reported.
+func (r *Ring) Features() uint32 { return r.features }
 
 // Setup flags for NewWithFlags (IORING_SETUP_*).
 const (
@@ -116,7 +131,7 @@ func NewWithFlags(entries, flags uint32) (*Ring, error) {
 	if errno != 0 {
 		return nil, errno
 	}
-	r := &Ring{fd: int(fd)}
+	r := &Ring{fd: int(fd), features: p.features}
 	sqSize := int(p.sqOff.array + p.sqEntries*4)
 	cqSize := int(p.cqOff.cqes + p.cqEntries*cqeSize)
 	single := p.features&featSingleMmap != 0
@@ -335,8 +350,7 @@ type getEventsArg struct {
 // (package ringnet raises GOMAXPROCS for its pollers).
 func (r *Ring) SubmitAndWaitTimeout(wait uint32, timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
-	var ts syscall.Timespec
-	arg := getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&ts)))}
+	r.waitArg = getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&r.waitTS)))}
 	total := 0
 	for {
 		n := r.queued
@@ -347,8 +361,8 @@ func (r *Ring) SubmitAndWaitTimeout(wait uint32, timeout time.Duration) (int, er
 			}
 			left = 0
 		}
-		ts = syscall.NsecToTimespec(int64(left))
-		got, _, errno := syscall.RawSyscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&arg)), unsafe.Sizeof(arg))
+		r.waitTS = syscall.NsecToTimespec(int64(left))
+		got, _, errno := syscall.RawSyscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(wait), enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&r.waitArg)), unsafe.Sizeof(r.waitArg))
 		switch errno {
 		case 0:
 			took := min(uint32(got), n)

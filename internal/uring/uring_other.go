@@ -22,6 +22,12 @@ func (r *Ring) SubmitAndWaitTimeout(uint32, time.Duration) (int, error) {
 	return 0, errors.ErrUnsupported
 }
 
+// FeatExtArg is IORING_FEAT_EXT_ARG.
+const FeatExtArg = 1 << 8
+
+// Features returns 0.
+func (r *Ring) Features() uint32 { return 0 }
+
 // Close does nothing.
 func (r *Ring) Close() error { return nil }
 
