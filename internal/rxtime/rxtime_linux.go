@@ -1,11 +1,14 @@
 package rxtime
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -20,6 +23,7 @@ type conn struct {
 // enable sets SO_TIMESTAMPNS on a TCP listener, ignoring failures (Wrap
 // sets it again on each connection).
 func enable(ln net.Listener) {
+	_ = KeepOn()
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
 		return
@@ -35,6 +39,12 @@ func enable(ln net.Listener) {
 // it as a *Conn; any other connection, or one that refuses the option, is
 // returned unchanged.
 func Wrap(c net.Conn) net.Conn {
+	_ = KeepOn()
+	return wrap(c)
+}
+
+// wrap is Wrap without KeepOn.
+func wrap(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return c
@@ -50,6 +60,74 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	return &Conn{conn{TCPConn: tc, raw: raw}}
+}
+
+// keeper is KeepOn's state: its outcome and the connection it holds open.
+var keeper struct {
+	once   sync.Once
+	err    error
+	client net.Conn
+	server net.Conn
+}
+
+// keepOnWithin bounds KeepOn's wait; the kernel's worker usually runs
+// within a millisecond.
+const keepOnWithin = 500 * time.Millisecond
+
+// KeepOn switches the host's receive timestamping on for the rest of the
+// process, and waits until packets carry timestamps; it returns an error
+// when they do not within half a second (no timestamps on this system).
+// Only the first call waits; Wrap and Listen call it.
+//
+// Linux timestamps packets on arrival only while some socket asks for it,
+// and it turns that on in a kernel worker, after the setsockopt(2) that
+// asked has returned. Data that arrives meanwhile has no timestamp, and
+// TCP then reports none: a connection that asks just before its first
+// data (or when the last timestamping socket of the host has just closed)
+// would miss its first receive times. KeepOn holds one timestamping
+// loopback connection open (two descriptors) so that the switch stays on.
+func KeepOn() error {
+	keeper.once.Do(func() { keeper.err = keepOn() })
+	return keeper.err
+}
+
+// keepOn opens KeepOn's connection and waits until a byte sent over it
+// comes with a receive timestamp.
+func keepOn() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		_ = c.Close()
+		return err
+	}
+	rc, ok := wrap(c).(*Conn)
+	if !ok {
+		_ = c.Close()
+		_ = s.Close()
+		return errors.New("rxtime: SO_TIMESTAMPNS refused")
+	}
+	keeper.client, keeper.server = rc, s
+	var b [1]byte
+	for end := time.Now().Add(keepOnWithin); time.Now().Before(end); time.Sleep(100 * time.Microsecond) {
+		if _, err := s.Write(b[:]); err != nil {
+			return err
+		}
+		if _, err := rc.Read(b[:]); err != nil {
+			return err
+		}
+		if _, ok := rc.Age(time.Now()); ok {
+			return nil
+		}
+	}
+	return errors.New("rxtime: loopback packets carry no receive timestamps")
 }
 
 // Read reads like the TCP connection, deadlines included, and records the

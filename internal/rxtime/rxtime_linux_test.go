@@ -2,8 +2,10 @@ package rxtime
 
 import (
 	"encoding/binary"
+	"net"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -53,4 +55,55 @@ func FuzzTimestamp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, oob []byte) {
 		_ = Timestamp(oob) // must not panic or loop forever
 	})
+}
+
+// loopbackPair returns the two ends of a fresh loopback TCP connection.
+func loopbackPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close(); _ = server.Close() })
+	return client, server
+}
+
+// The first byte a wrapped connection reads carries its receive time even
+// when the peer sends it right after Wrap turned timestamps on: KeepOn has
+// switched the host's timestamping on before Wrap returns. Without it, a
+// process whose first timestamping socket this is loses the race with the
+// kernel's worker about one time in six (seen on this project's CI), and
+// TCP then reports no time at all.
+func TestWrapStampsTheFirstRead(t *testing.T) {
+	for i := range 20 {
+		c, s := loopbackPair(t)
+		rc, ok := Wrap(c).(*Conn)
+		if !ok {
+			t.Fatalf("Wrap returned %T", Wrap(c))
+		}
+		if _, err := s.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		var b [8]byte
+		if _, err := rc.Read(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rc.Age(time.Now()); !ok {
+			t.Fatalf("connection %d: the first read has no receive time", i)
+		}
+		_ = c.Close()
+		_ = s.Close()
+	}
+	if err := KeepOn(); err != nil {
+		t.Errorf("KeepOn: %v", err)
+	}
 }

@@ -18,6 +18,9 @@ func Wrap(c net.Conn) net.Conn { return c }
 
 func enable(net.Listener) {}
 
+// KeepOn does nothing: receive timestamps are only read on Linux.
+func KeepOn() error { return nil }
+
 // ReadEach reads c into the buffers next returns and calls got after each
 // read, as the Linux version does, with plain Reads.
 func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) error {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/vbench/vbench/internal/rxtime"
 )
 
 // newRing sets up a ring of entries, closed when the test ends. Where
@@ -339,6 +341,12 @@ func TestPrepRecvmsg(t *testing.T) {
 			client, server := tcpPair(t)
 			fd := rawFD(t, client)
 			if tc.timestamp {
+				// Have the host's timestamping switched on already: the
+				// kernel turns it on in a worker after the setsockopt, and
+				// TCP reports no time for data that beat the worker.
+				if err := rxtime.KeepOn(); err != nil {
+					t.Fatalf("rxtime.KeepOn: %v", err)
+				}
 				setsockopt(t, fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
 			}
 			o := newRecvOp(256, tc.oob)
