@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/vbench/vbench/internal/experiment"
 	"github.com/vbench/vbench/internal/pipeline"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/server"
 )
 
 const runDoc = `Run the benchmark a scenario describes and print vLLM's result block.
@@ -83,6 +86,10 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 		return err
 	}
 	env := pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
+	if sc.Search != nil {
+		_, err = experiment.ExecuteSearch(cmd.Context(), sc, env, experiment.Options{Resume: ef.resume, DryRun: ef.dryRun, Overwrite: ef.overwrite})
+		return runErr(err)
+	}
 	if experiment.IsExperiment(sc) {
 		plan, err := experiment.Expand(sc)
 		if err != nil {
@@ -101,8 +108,36 @@ func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags
 	if ef.overwrite {
 		sc.Output.Overwrite = true
 	}
-	_, err = pipeline.Run(cmd.Context(), sc, env)
-	return runErr(err)
+	if sc.Target.Server == nil {
+		_, err = pipeline.Run(cmd.Context(), sc, env)
+		return runErr(err)
+	}
+	return runErr(runManaged(cmd.Context(), sc, env))
+}
+
+// runManaged makes a single run with its managed server (target.server):
+// started first, watched during the run (the run stops if it exits), and
+// stopped afterwards.
+func runManaged(ctx context.Context, sc *scenario.Scenario, env pipeline.Env) error {
+	if err := pipeline.CheckRun(sc); err != nil {
+		return err
+	}
+	servers := &server.Manager{Stderr: env.Stderr}
+	defer servers.Close()
+	if err := servers.Ensure(ctx, sc, sc.Output.ResultDir); err != nil {
+		return err
+	}
+	runCtx, cancel := servers.Watch(ctx)
+	_, err := pipeline.Run(runCtx, sc, env)
+	cancel()
+	if died := servers.Died(); died != nil {
+		return died
+	}
+	if err != nil {
+		return err
+	}
+	_ = servers.AfterRun(ctx, sc) // a failure is a warning: the result is saved
+	return servers.Close()
 }
 
 // runErr maps a run's error to its exit code: 2 when the scenario asks for

@@ -53,6 +53,7 @@ func newSimCmd(p Process) *cobra.Command {
 				}
 				cfg.Tokenizer = pipeline.SimTokenizer(t)
 			}
+			cfg.OnCacheReset = func(route string) { fmt.Fprintf(p.Stdout, "POST %s: cache reset\n", route) }
 			srv, err := sim.Start(cfg, addr)
 			if err != nil {
 				return simStartErr(err)
@@ -73,6 +74,7 @@ func newSimCmd(p Process) *cobra.Command {
 	f.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "time to first token")
 	f.DurationVar(&cfg.ITL, "itl", cfg.ITL, "inter-token latency")
 	f.DurationVar(&cfg.Jitter, "jitter", cfg.Jitter, "standard deviation of deterministic per-token jitter")
+	f.DurationVar(&cfg.ITLPerRunning, "itl-per-running", cfg.ITLPerRunning, "extra inter-token latency per request running when a request is admitted (itself included): latency that grows with load")
 	f.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "extra time to first token per prompt token")
 	f.Var(optDuration{&cfg.CachedPrefillPerToken}, "cached-prefill-per-token", "extra time to first token per prompt token found in the prefix cache (default: --prefill-per-token's)")
 	f.IntVar(&cfg.DefaultOutputLen, "output-len", cfg.DefaultOutputLen, "output tokens when a request sets no max_tokens")

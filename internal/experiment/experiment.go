@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/report"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/server"
 )
 
 // Options are an experiment's command-line switches.
@@ -42,6 +45,12 @@ var ErrUnsupported = pipeline.ErrUnsupported
 // holds). An experiment is checked run by run. Its errors
 // wrap ErrUnsupported.
 func Check(sc *scenario.Scenario) error {
+	if sc.Search != nil {
+		if err := CheckSearch(sc); err != nil {
+			return pipeline.Unsupportedf("%v", err)
+		}
+		return nil
+	}
 	if IsExperiment(sc) {
 		plan, err := Expand(sc)
 		if err != nil {
@@ -79,11 +88,17 @@ func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*r
 		return nil, err
 	}
 	ov := newOverall(env.Stderr, len(plan.Runs), plan.DisableProgress)
+	// The managed server (target.server), started, reused and restarted
+	// as the runs need, and stopped at the end.
+	servers := &server.Manager{Stderr: env.Stderr}
+	defer servers.Close()
 	// The summaries of the runs made now, in plan order (nil for the runs
 	// --resume skipped, which are read back from their files). A run's
 	// records and result document are dropped as soon as its summary is
 	// taken, so an experiment holds no more than one run at a time.
 	made := make([]*Result, len(plan.Runs))
+	// The runs whose managed server failed them: left out of the summary.
+	failed := map[int]error{}
 	for i := range plan.Runs {
 		run := &plan.Runs[i]
 		if opt.Resume {
@@ -95,7 +110,14 @@ func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*r
 		}
 		ov.begin(i, run.Label)
 		fmt.Fprintf(env.Stdout, "Experiment run %d of %d: %s\n", i+1, len(plan.Runs), run.Label)
-		out, err := pipeline.RunInExperiment(ctx, run.Scenario, env, run.Info.JSON())
+		out, err := runWithServer(ctx, servers, run, plan.Dir, env)
+		var serverErr *serverFailure
+		if errors.As(err, &serverErr) && ctx.Err() == nil {
+			// The server failed this point; the experiment goes on.
+			fmt.Fprintf(env.Stderr, "Run %d of %d (%s) failed: %v\n", i+1, len(plan.Runs), run.Label, serverErr.err)
+			failed[i] = serverErr.err
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d (%s): %w", i+1, len(plan.Runs), run.Label, err)
 		}
@@ -103,7 +125,10 @@ func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*r
 			return nil, fmt.Errorf("reading the result of run %d (%s): %w", i+1, run.Label, err)
 		}
 	}
-	sum, err := summarizePlan(plan, made)
+	if err := servers.Close(); err != nil {
+		return nil, err
+	}
+	sum, err := summarizePlan(plan, made, failed)
 	if err != nil {
 		return nil, err
 	}
@@ -116,17 +141,59 @@ func Execute(ctx context.Context, plan *Plan, env pipeline.Env, opt Options) (*r
 		return sum, err
 	}
 	fmt.Fprintf(env.Stderr, "Summary written to %s\n", strings.Join(files, ", "))
+	if len(failed) > 0 {
+		var lines []string
+		for _, i := range slices.Sorted(maps.Keys(failed)) {
+			first, _, _ := strings.Cut(failed[i].Error(), "\n") // the log's tail was shown when it failed
+			lines = append(lines, fmt.Sprintf("run %d (%s): %s", i+1, plan.Runs[i].Label, first))
+		}
+		return sum, fmt.Errorf("%d of %d runs failed (the summary leaves them out; --resume runs them again):\n  %s", len(failed), len(plan.Runs), strings.Join(lines, "\n  "))
+	}
 	return sum, GateError(sum)
+}
+
+// serverFailure is a run that its managed server failed: it did not start
+// or it exited during the run.
+type serverFailure struct{ err error }
+
+func (e *serverFailure) Error() string { return e.err.Error() }
+func (e *serverFailure) Unwrap() error { return e.err }
+
+// runWithServer makes one run with the managed server it needs (if any):
+// the server is started or restarted first, the run stops if the server
+// exits, and the caches are reset afterwards. A server that does not start
+// or exits during the run makes a *serverFailure.
+func runWithServer(ctx context.Context, servers *server.Manager, run *PlannedRun, dir string, env pipeline.Env) (*pipeline.Outcome, error) {
+	if err := servers.Ensure(ctx, run.Scenario, dir); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &serverFailure{err}
+	}
+	runCtx, cancel := servers.Watch(ctx)
+	out, err := pipeline.RunInExperiment(runCtx, run.Scenario, env, run.Info.JSON())
+	cancel()
+	if died := servers.Died(); died != nil {
+		return nil, &serverFailure{died}
+	}
+	if err != nil {
+		return nil, err
+	}
+	_ = servers.AfterRun(ctx, run.Scenario) // reported on stderr; the next run goes on
+	return out, nil
 }
 
 // summarizePlan summarises the plan's results: the summaries of the runs
 // made now (made[i], nil for a run not made now), the others read back
 // from their files; and, when the comparisons bootstrap over per-request
 // samples, every run's samples read back from its files.
-func summarizePlan(plan *Plan, made []*Result) (*report.ExperimentSummary, error) {
+func summarizePlan(plan *Plan, made []*Result, failed map[int]error) (*report.ExperimentSummary, error) {
 	samples := needSamples(&plan.Spec)
 	var results []*Result
 	for i := range plan.Runs {
+		if failed[i] != nil {
+			continue
+		}
 		run := &plan.Runs[i]
 		var res *Result
 		var err error

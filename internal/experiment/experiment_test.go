@@ -225,7 +225,7 @@ compare: variants: {a: {}, b: load: max_concurrency: 1}
 		}
 		paths = append(paths, out.ResultPath, out.RecordsPath)
 	}
-	fromFiles, err := summarizePlan(plan, nil)
+	fromFiles, err := summarizePlan(plan, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +234,10 @@ compare: variants: {a: {}, b: load: max_concurrency: 1}
 			t.Fatal(err)
 		}
 	}
-	if _, err := summarizePlan(plan, nil); err == nil {
+	if _, err := summarizePlan(plan, nil, nil); err == nil {
 		t.Fatal("summarised without the files or the summaries")
 	}
-	fromMemory, err := summarizePlan(plan, made)
+	fromMemory, err := summarizePlan(plan, made, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,7 +272,42 @@ func Expand(sc *scenario.Scenario) (*Plan, error) {
 			}
 		}
 	}
+	groupByServer(plan)
 	return plan, nil
+}
+
+// groupByServer reorders the runs of an experiment whose runs need
+// different managed servers (a sweep over target.server) so that the runs
+// of one server are consecutive, in the order each server is first
+// needed, keeping the interleaved order within each group: the server then
+// starts once per setting, as vLLM's sweep runs every benchmark of one
+// serve combination before the next.
+func groupByServer(plan *Plan) {
+	first := map[string]int{}
+	keys := make([]int, len(plan.Runs))
+	for i := range plan.Runs {
+		b, _ := json.Marshal(plan.Runs[i].Scenario.Target.Server)
+		k, ok := first[string(b)]
+		if !ok {
+			k = len(first)
+			first[string(b)] = k
+		}
+		keys[i] = k
+	}
+	if len(first) < 2 {
+		return
+	}
+	order := make([]int, len(plan.Runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return keys[a] - keys[b] })
+	runs := make([]PlannedRun, len(plan.Runs))
+	for i, j := range order {
+		runs[i] = plan.Runs[j]
+		runs[i].Info.Index = i
+	}
+	plan.Runs = runs
 }
 
 // expandPoints fills spec.Axes and spec.Points and returns each point's

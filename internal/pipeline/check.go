@@ -40,6 +40,9 @@ func Unsupportedf(format string, args ...any) error { return unsupported(format,
 
 // checkRun is Check for a single run.
 func checkRun(sc *scenario.Scenario) error {
+	if sc.Target.Server != nil && sc.Target.Simulator != nil {
+		return unsupported("target.server and target.simulator are both set: the simulator is vbench's own in-process server, so a run has one or the other")
+	}
 	if err := dataset.Check(sc.Dataset); err != nil {
 		return unsupported("%v", err)
 	}

@@ -129,6 +129,7 @@ func resolveTarget(ctx context.Context, sc *scenario.Scenario, tok tokenizer.Tok
 		cfg := sim.DefaultConfig()
 		cfg.TTFT = msDuration(s.TTFTMs)
 		cfg.ITL = msDuration(s.ITLMs)
+		cfg.ITLPerRunning = msDuration(s.ITLPerRunningMs)
 		cfg.Jitter = msDuration(s.JitterMs)
 		cfg.PrefillPerToken = time.Duration(s.PrefillUsPerToken * float64(time.Microsecond))
 		if c := s.CachedPrefillUsPerToken; c != nil {

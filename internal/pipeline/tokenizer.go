@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -211,9 +209,4 @@ func reason(err error) string {
 }
 
 // serverBase is the base URL of a server target (not the simulator).
-func serverBase(sc *scenario.Scenario) string {
-	if sc.Target.BaseURL != "" {
-		return strings.TrimSuffix(sc.Target.BaseURL, "/")
-	}
-	return "http://" + net.JoinHostPort(sc.Target.Host, strconv.Itoa(sc.Target.Port))
-}
+func serverBase(sc *scenario.Scenario) string { return sc.Target.ServerURL() }

@@ -70,12 +70,18 @@ func (s *Scenario) Redacted() *Scenario {
 	c := s.clone()
 	redactHeaders(c.Target.Headers)
 	c.Target.BaseURL = RedactURL(c.Target.BaseURL)
+	if c.Target.Server != nil {
+		redactHeaders(c.Target.Server.Env) // tokens such as HF_TOKEN
+	}
 	if c.Compare != nil {
 		for name, raw := range c.Compare.Variants {
 			c.Compare.Variants[name] = redactJSON(raw, func(v any) any {
 				if target, ok := field(v, "target"); ok {
 					redactAny(field(target, "headers"))
 					redactURLField(target)
+					if server, ok := field(target, "server"); ok {
+						redactAny(field(server, "env"))
+					}
 				}
 				return v
 			})
@@ -93,6 +99,15 @@ func (s *Scenario) Redacted() *Scenario {
 					case len(labels) == 1:
 						redactAny(field(v, "headers"))
 						redactURLField(v)
+						if server, ok := field(v, "server"); ok {
+							redactAny(field(server, "env"))
+						}
+					case labels[1] == "server" && len(labels) == 2:
+						redactAny(field(v, "env"))
+					case labels[1] == "server" && len(labels) == 3 && labels[2] == "env":
+						redactAny(v, true)
+					case labels[1] == "server" && len(labels) == 4 && labels[2] == "env":
+						return RedactedValue
 					case labels[1] == "base_url" && len(labels) == 2:
 						if u, ok := v.(string); ok {
 							return RedactURL(u)

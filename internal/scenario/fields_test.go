@@ -45,8 +45,20 @@ var implemented = map[string]string{
 	"target.simulator.faults":                      "injected server faults; sim/fault_test.go (TestFaultsInjected), testdata/script/faults_http.txtar",
 	"target.simulator.max_conns":                   "connections reset beyond a limit; sim/fault_test.go (TestMaxConns), testdata/script/faults_conns.txtar",
 	"target.simulator.cached_prefill_us_per_token": "cached prompt tokens prefill faster; testdata/script/conversations_sim.txtar",
+	"target.simulator.itl_per_running_ms":          "latency that grows with load; sim/loadlatency_test.go (TestITLPerRunning), testdata/script/capacity_search.txtar",
 	"target.simulator.spec_decode.tokens":          "simulated spec-decode counters; testdata/script/run_spec_decode.txtar",
 	"target.simulator.spec_decode.acceptance":      "simulated acceptance; testdata/script/run_spec_decode.txtar",
+
+	"target.server.command":       "the managed server's argv; server/config_test.go (TestConfigOf), testdata/script/server_sweep.txtar",
+	"target.server.args":          "options applied to the command, swept with restarts; server/config_test.go (TestConfigOf), testdata/script/server_sweep.txtar",
+	"target.server.env":           "the server's environment; server/config_test.go (TestConfigKey), testdata/script/server_options.txtar",
+	"target.server.dir":           "the server's working directory; server/config_test.go (TestConfigKey), testdata/script/server_options.txtar",
+	"target.server.ready_url":     "polled until ready; server/config_test.go (TestConfigOf)",
+	"target.server.ready_timeout": "bounds the wait for readiness; server/config_test.go (TestConfigOf)",
+	"target.server.reset_caches":  "cache resets after each run; testdata/script/server_sweep.txtar, server_options.txtar",
+	"target.server.after_run":     "a command after each run; testdata/script/server_options.txtar",
+	"target.server.stop_grace":    "SIGTERM then SIGKILL; server/config_test.go (TestConfigOf)",
+	"target.server.log":           "the server's output beside the results; testdata/script/server_sweep.txtar",
 
 	"tokenizer.name":      "client tokenizer; testdata/script/tokenize_builtin.txtar, run_sim.txtar",
 	"tokenizer.revision":  "Hub revision; testdata/script/tokenize_hub.txtar, hub/hub_test.go",
@@ -111,6 +123,15 @@ var implemented = map[string]string{
 	"compare.variants":  "testdata/script/compare_ab.txtar",
 	"compare.baseline":  "testdata/script/compare_ab.txtar",
 	"compare.gates":     "testdata/script/compare_ab.txtar",
+
+	"search.variable": "testdata/script/capacity_search.txtar, experiment/search_test.go (TestFindCapacity)",
+	"search.min":      "experiment/search_test.go (TestFindCapacity)",
+	"search.max":      "testdata/script/capacity_search.txtar",
+	"search.start":    "experiment/search_test.go (TestFindCapacity)",
+	"search.step":     "testdata/script/capacity_search.txtar, experiment/search_test.go (TestFindCapacity)",
+	"search.slos":     "testdata/script/capacity_search.txtar, experiment/search_test.go (TestAssess)",
+	"search.max_runs": "testdata/script/capacity_search.txtar",
+	"search.margin":   "experiment/search_test.go (TestAssess)",
 }
 
 // Every leaf field of the schema outside dataset is implemented (listed

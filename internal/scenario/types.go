@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"strconv"
+	"strings"
 )
 
 // Scenario is one benchmark workload, decoded from the CUE schema's
@@ -39,6 +41,8 @@ type Scenario struct {
 	Sweep   *Sweep   `json:"sweep,omitempty"`
 	Repeat  *Repeat  `json:"repeat,omitempty"`
 	Compare *Compare `json:"compare,omitempty"`
+	// Search, when set, makes the scenario a capacity search.
+	Search *Search `json:"search,omitempty"`
 }
 
 // Target says where requests go and how they are shaped.
@@ -74,6 +78,8 @@ type Target struct {
 	// Simulator, when set, makes vbench start its built-in simulated server
 	// in-process on loopback and send the run there (BaseURL is then unused).
 	Simulator *Simulator `json:"simulator,omitempty"`
+	// Server, when set, is a server vbench starts, watches and stops.
+	Server *Server `json:"server,omitempty"`
 	// RequestIDPrefix prefixes each request's x-request-id ("" = vLLM's
 	// random bench-<8 hex>- prefix drawn at start).
 	RequestIDPrefix string `json:"request_id_prefix,omitempty"`
@@ -85,12 +91,39 @@ type Target struct {
 	Profile bool `json:"profile"`
 }
 
+// Server is a server vbench manages (see the schema's #Server).
+type Server struct {
+	// Command is the server's argv.
+	Command []string `json:"command"`
+	// Args are server parameters applied to Command as options.
+	Args map[string]json.RawMessage `json:"args,omitempty"`
+	// Env are environment variables added for the server.
+	Env map[string]string `json:"env,omitempty"`
+	// Dir is the server's working directory ("" = vbench's).
+	Dir string `json:"dir,omitempty"`
+	// ReadyURL is polled until it answers 200 ("" = the target's /health).
+	ReadyURL string `json:"ready_url,omitempty"`
+	// ReadyTimeout bounds the wait for readiness, in seconds.
+	ReadyTimeout float64 `json:"ready_timeout"`
+	// ResetCaches posts vLLM's cache resets after each run.
+	ResetCaches bool `json:"reset_caches"`
+	// AfterRun, when set, runs after each run instead of the resets.
+	AfterRun []string `json:"after_run,omitempty"`
+	// StopGrace is the time between SIGTERM and SIGKILL, in seconds.
+	StopGrace float64 `json:"stop_grace"`
+	// Log is the server's log file, relative to output.result_dir.
+	Log string `json:"log"`
+}
+
 // Simulator is the latency model of the built-in simulated server.
 type Simulator struct {
 	// TTFTMs is the base time to first token in milliseconds.
 	TTFTMs float64 `json:"ttft_ms"`
 	// ITLMs is the inter-token latency in milliseconds.
 	ITLMs float64 `json:"itl_ms"`
+	// ITLPerRunningMs adds this many milliseconds to a request's
+	// inter-token latency per request running when it was admitted.
+	ITLPerRunningMs float64 `json:"itl_per_running_ms,omitempty"`
 	// JitterMs is the standard deviation of a deterministic per-token jitter.
 	JitterMs float64 `json:"jitter_ms"`
 	// PrefillUsPerToken adds this many microseconds of TTFT per prompt token.
@@ -284,6 +317,37 @@ type Sweep struct {
 	Mode string `json:"mode"`
 }
 
+// Search finds the largest load that meets every SLO (see the schema's
+// #Search).
+type Search struct {
+	// Variable is the load field searched: load.max_concurrency or
+	// load.request_rate.
+	Variable string `json:"variable"`
+	// Min and Max bound the loads probed; Start is the first (0 = Min).
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Start float64 `json:"start,omitempty"`
+	// Step is the search's resolution.
+	Step float64 `json:"step"`
+	// SLOs are the objectives a probe must meet.
+	SLOs []SLO `json:"slos"`
+	// MaxRuns is the most runs a probe gets when its verdict is within
+	// the noise.
+	MaxRuns int `json:"max_runs"`
+	// Margin is the relative distance to a bound within which one run is
+	// not trusted.
+	Margin float64 `json:"margin"`
+}
+
+// SLO bounds one result metric from above (Max) or below (Min).
+type SLO struct {
+	// Metric is a result JSON key, or "failure_rate".
+	Metric string `json:"metric"`
+	// Max and Min are the bounds; nil when not set.
+	Max *float64 `json:"max,omitempty"`
+	Min *float64 `json:"min,omitempty"`
+}
+
 // Repeat runs each point Count times.
 type Repeat struct {
 	// Count is the number of runs of each point.
@@ -354,6 +418,15 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 // DefaultRequestTimeout is target.request_timeout when it is unset: vLLM's
 // client total timeout (aiohttp.ClientTimeout(total=6*60*60)).
 const DefaultRequestTimeout = 6 * 60 * 60
+
+// ServerURL is the base URL of a server target, without a trailing
+// slash: BaseURL, or http://Host:Port.
+func (t Target) ServerURL() string {
+	if t.BaseURL != "" {
+		return strings.TrimSuffix(t.BaseURL, "/")
+	}
+	return "http://" + net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+}
 
 // RequestTimeoutSeconds is target.request_timeout, or its default.
 func (t Target) RequestTimeoutSeconds() float64 {

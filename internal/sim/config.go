@@ -120,6 +120,15 @@ type Config struct {
 	// NoProfiler makes /start_profile and /stop_profile answer 404, as
 	// vLLM does when it runs without a profiler configured.
 	NoProfiler bool
+	// ITLPerRunning slows decoding down with load, as a batch's step time
+	// grows with its size: a request's inter-token latency is ITL plus
+	// ITLPerRunning for every request running when it was admitted, itself
+	// included. 0 keeps the latency independent of load.
+	ITLPerRunning time.Duration
+	// OnCacheReset, when set, is called with the route of every cache
+	// reset the server answers (/reset_prefix_cache, /reset_mm_cache,
+	// /reset_encoder_cache).
+	OnCacheReset func(route string)
 }
 
 // DefaultConfig returns the configuration `vbench sim` starts from: TTFT 50ms,
@@ -152,6 +161,7 @@ func (c Config) validate() error {
 	}
 	nonNegative("ttft", c.TTFT)
 	nonNegative("itl", c.ITL)
+	nonNegative("itl per running request", c.ITLPerRunning)
 	nonNegative("jitter", c.Jitter)
 	nonNegative("prefill per token", c.PrefillPerToken)
 	if c.CachedPrefillPerToken != nil {

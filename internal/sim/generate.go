@@ -432,6 +432,7 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 	}
 	hit := s.metrics.prefix.lookup(ids)
 	c.sched = newScheduler(s.cfg, p, c.key)
+	c.sched.itl += time.Duration(s.metrics.running.Load()+1) * s.cfg.ITLPerRunning
 	c.sched.base += time.Duration(req.mediaUnits) * s.cfg.PrefillPerMediaItem
 	if cp := s.cfg.CachedPrefillPerToken; cp != nil {
 		// The cached tokens' prefill costs what a cached token does.

@@ -142,6 +142,20 @@ func (c *prefixCache) pushFront(i int32) {
 	head.next = i
 }
 
+// reset empties the cache (vLLM's /reset_prefix_cache); the counters
+// keep counting.
+func (c *prefixCache) reset() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.index)
+	c.nodes = c.nodes[:1]
+	c.nodes[0] = lruNode{}
+	c.free = c.free[:0]
+}
+
 // cached returns the number of cached blocks.
 func (c *prefixCache) cached() int {
 	if c == nil {

@@ -24,6 +24,30 @@ func (s *Server) serveProfile(w http.ResponseWriter, n *atomic.Int64) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// serveCacheReset answers one of vLLM's cache resets (route) with 200 and
+// an empty body: /reset_prefix_cache empties the prefix cache; the other
+// caches the simulator does not model. Each call is counted.
+func (s *Server) serveCacheReset(w http.ResponseWriter, route string) {
+	if route == "/reset_prefix_cache" {
+		s.metrics.prefix.reset()
+	}
+	s.resets[route].Add(1)
+	if f := s.cfg.OnCacheReset; f != nil {
+		f(route)
+	}
+	w.Header().Set("Content-Length", "0")
+	w.WriteHeader(http.StatusOK)
+}
+
+// CacheResets returns how many times each cache-reset route was called.
+func (s *Server) CacheResets() map[string]int64 {
+	m := map[string]int64{}
+	for route, n := range s.resets {
+		m[route] = n.Load()
+	}
+	return m
+}
+
 // ProfileCalls returns how many times /start_profile and /stop_profile
 // were answered with 200.
 func (s *Server) ProfileCalls() (starts, stops int64) {

@@ -32,9 +32,10 @@ type Server struct {
 	seq       atomic.Uint64 // generation request arrivals, 1-based
 	handler   http.Handler
 	profile   profileCalls
-	lora      []atomic.Int64 // generation requests per Config.LoRAModules entry
-	loraJSON  [][]byte       // Config.LoRAModules as JSON strings
-	conns     connFaults     // Config.CloseAfterStream and DropEvery
+	resets    map[string]*atomic.Int64 // calls of each cache-reset route
+	lora      []atomic.Int64           // generation requests per Config.LoRAModules entry
+	loraJSON  [][]byte                 // Config.LoRAModules as JSON strings
+	conns     connFaults               // Config.CloseAfterStream and DropEvery
 
 	// active counts running handlers so that Close can wait for them.
 	mu     sync.Mutex
@@ -78,6 +79,10 @@ func New(cfg Config) (*Server, error) {
 		modelJSON: appendJSONString(nil, cfg.Model),
 		started:   time.Now(),
 		metrics:   newMetrics(),
+		resets:    map[string]*atomic.Int64{},
+	}
+	for _, route := range []string{"/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache"} {
+		s.resets[route] = new(atomic.Int64)
 	}
 	s.metrics.spec = newSpecCounters(cfg.SpecDecodeTokens, cfg.SpecDecodeAcceptance, s.started)
 	s.metrics.prefix = newPrefixCache(cfg.PrefixCacheBlocks, s.started)
@@ -186,6 +191,11 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	if !s.cfg.Bare {
+		for route := range s.resets {
+			mux.HandleFunc("POST "+route, func(w http.ResponseWriter, _ *http.Request) { s.serveCacheReset(w, route) })
+		}
+	}
 	mux.HandleFunc("POST /start_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.starts) })
 	mux.HandleFunc("POST /stop_profile", func(w http.ResponseWriter, _ *http.Request) { s.serveProfile(w, &s.profile.stops) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,25 @@
+package cli_test
+
+import (
+	"net"
+	"strconv"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	scriptCmds["freeport"] = freeport
+}
+
+// freeport sets $VAR to a loopback TCP port that was free a moment ago,
+// for a server a script has vbench start (target.server).
+func freeport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ts.Check(ln.Close())
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
