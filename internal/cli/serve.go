@@ -56,7 +56,7 @@ func newBenchCmd(p Process) *cobra.Command {
 		Example: "  vbench bench serve --model m --num-prompts 10",
 		Args:    cobra.NoArgs,
 	}
-	bench.AddCommand(newServeCmd(p))
+	bench.AddCommand(newServeCmd(p), newSweepCmd(p))
 	return bench
 }
 

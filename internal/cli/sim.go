@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,8 @@ const simExamples = `  vbench sim
 
 func newSimCmd(p Process) *cobra.Command {
 	cfg := sim.DefaultConfig()
-	var addr, tok, urlFile string
+	var addr, tok, urlFile, host string
+	var port int
 	cmd := &cobra.Command{
 		Use:     "sim",
 		Short:   "Serve a simulated LLM endpoint",
@@ -54,6 +56,19 @@ func newSimCmd(p Process) *cobra.Command {
 				cfg.Tokenizer = pipeline.SimTokenizer(t)
 			}
 			cfg.OnCacheReset = func(route string) { fmt.Fprintf(p.Stdout, "POST %s: cache reset\n", route) }
+			if cmd.Flags().Changed("host") || cmd.Flags().Changed("port") {
+				h, p, err := net.SplitHostPort(addr)
+				if err != nil {
+					return usageErr(fmt.Errorf("--addr: %w", err))
+				}
+				if cmd.Flags().Changed("host") {
+					h = host
+				}
+				if cmd.Flags().Changed("port") {
+					p = strconv.Itoa(port)
+				}
+				addr = net.JoinHostPort(h, p)
+			}
 			srv, err := sim.Start(cfg, addr)
 			if err != nil {
 				return simStartErr(err)
@@ -71,9 +86,13 @@ func newSimCmd(p Process) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
+	f.StringVar(&host, "host", "", "listen host, replacing --addr's (vllm serve's flag)")
+	f.IntVarP(&port, "port", "p", 0, "listen port, replacing --addr's (vllm serve's flag)")
 	f.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "time to first token")
 	f.DurationVar(&cfg.ITL, "itl", cfg.ITL, "inter-token latency")
 	f.DurationVar(&cfg.Jitter, "jitter", cfg.Jitter, "standard deviation of deterministic per-token jitter")
+	f.IntVar(&cfg.MaxNumSeqs, "max-num-seqs", cfg.MaxNumSeqs, "most generation requests running at once, the rest wait (vLLM's --max-num-seqs; 0: no limit)")
+	f.IntVar(&cfg.MaxNumBatchedTokens, "max-num-batched-tokens", cfg.MaxNumBatchedTokens, "most prompt tokens prefilled per engine step: longer prompts take one ITL more per extra step (vLLM's --max-num-batched-tokens; 0: no limit)")
 	f.DurationVar(&cfg.ITLPerRunning, "itl-per-running", cfg.ITLPerRunning, "extra inter-token latency per request running when a request is admitted (itself included): latency that grows with load")
 	f.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "extra time to first token per prompt token")
 	f.Var(optDuration{&cfg.CachedPrefillPerToken}, "cached-prefill-per-token", "extra time to first token per prompt token found in the prefix cache (default: --prefill-per-token's)")

@@ -238,8 +238,11 @@ func (p *Proc) Died() error {
 	if p.err != nil {
 		how = p.err.Error()
 	}
-	return fmt.Errorf("the server exited during the run (%s)%s", how, p.tailNote())
+	return fmt.Errorf("%w (%s)%s", ErrExited, how, p.tailNote())
 }
+
+// ErrExited is wrapped by Died's error.
+var ErrExited = errors.New("the server exited during the run")
 
 // Stop stops the server: SIGTERM to its process group, then SIGKILL to the
 // group after StopGrace, or at once if it has not exited by then. It waits

@@ -125,6 +125,17 @@ type Config struct {
 	// ITLPerRunning for every request running when it was admitted, itself
 	// included. 0 keeps the latency independent of load.
 	ITLPerRunning time.Duration
+	// MaxNumSeqs, when positive, is how many generation requests run at
+	// once (vLLM's --max-num-seqs): the others wait in arrival order,
+	// counted as waiting, and their schedule starts when they get a slot,
+	// so the wait adds to their time to first token.
+	MaxNumSeqs int
+	// MaxNumBatchedTokens, when positive, is the most prompt tokens one
+	// engine step prefills (vLLM's --max-num-batched-tokens with chunked
+	// prefill): a prompt of P tokens takes ceil(P / MaxNumBatchedTokens)
+	// steps, and every step after the first adds one ITL to its time to
+	// first token.
+	MaxNumBatchedTokens int
 	// OnCacheReset, when set, is called with the route of every cache
 	// reset the server answers (/reset_prefix_cache, /reset_mm_cache,
 	// /reset_encoder_cache).
@@ -162,6 +173,9 @@ func (c Config) validate() error {
 	nonNegative("ttft", c.TTFT)
 	nonNegative("itl", c.ITL)
 	nonNegative("itl per running request", c.ITLPerRunning)
+	if c.MaxNumSeqs < 0 || c.MaxNumBatchedTokens < 0 {
+		errs = append(errs, fmt.Errorf("max num seqs and max num batched tokens must not be negative, got %d and %d", c.MaxNumSeqs, c.MaxNumBatchedTokens))
+	}
 	nonNegative("jitter", c.Jitter)
 	nonNegative("prefill per token", c.PrefillPerToken)
 	if c.CachedPrefillPerToken != nil {

@@ -101,12 +101,31 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 		return
 	}
 	lora := s.countLoRA(req.Model)
+	var waited time.Duration
+	if s.slots != nil { // Config.MaxNumSeqs
+		select {
+		case s.slots <- struct{}{}: // a free slot: no wait
+		default:
+			queued := time.Now()
+			m.waiting.Add(1)
+			select {
+			case s.slots <- struct{}{}:
+				m.waiting.Add(-1)
+			case <-r.Context().Done():
+				m.waiting.Add(-1)
+				return
+			}
+			waited = time.Since(queued)
+		}
+		defer func() { <-s.slots }()
+	}
 	choices := make([]choice, len(prompts))
 	for i, ids := range prompts {
 		if e := s.plan(&choices[i], i, ids, &req, a); e != nil {
 			fail(e)
 			return
 		}
+		choices[i].delay(waited)
 	}
 
 	prefix, object := a.idPrefix(), a.object()
@@ -433,6 +452,9 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 	hit := s.metrics.prefix.lookup(ids)
 	c.sched = newScheduler(s.cfg, p, c.key)
 	c.sched.itl += time.Duration(s.metrics.running.Load()+1) * s.cfg.ITLPerRunning
+	if b := s.cfg.MaxNumBatchedTokens; b > 0 && p > b {
+		c.sched.base += time.Duration((p+b-1)/b-1) * s.cfg.ITL // chunked prefill
+	}
 	c.sched.base += time.Duration(req.mediaUnits) * s.cfg.PrefillPerMediaItem
 	if cp := s.cfg.CachedPrefillPerToken; cp != nil {
 		// The cached tokens' prefill costs what a cached token does.
@@ -440,6 +462,14 @@ func (s *Server) plan(c *choice, index int, ids []int, req *genRequest, a api) *
 	}
 	c.due = c.sched.next()
 	return nil
+}
+
+// delay moves a planned choice's schedule d later (a request that waited
+// d for a slot).
+func (c *choice) delay(d time.Duration) {
+	c.sched.base += d
+	c.sched.prev += d
+	c.due += d
 }
 
 // generation is one request being answered.

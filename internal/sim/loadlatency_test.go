@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,5 +93,84 @@ func TestCacheResets(t *testing.T) {
 	cfg.Bare = true
 	if rec := call(t, mustNew(t, cfg), "POST", "/reset_prefix_cache", ""); rec.status != 404 {
 		t.Errorf("a bare server answered /reset_prefix_cache with %d, want 404", rec.status)
+	}
+}
+
+// Config.MaxNumBatchedTokens adds one ITL to the time to first token per
+// prefill step after the first: ceil(P / N) steps for a prompt of P tokens.
+func TestMaxNumBatchedTokens(t *testing.T) {
+	for _, tc := range []struct {
+		batched, prompt int
+		extra           time.Duration
+	}{
+		{0, 100, 0}, {64, 64, 0}, {64, 65, 10 * time.Millisecond}, {64, 129, 20 * time.Millisecond}, {1024, 1000, 0},
+	} {
+		cfg := DefaultConfig()
+		cfg.TTFT, cfg.ITL, cfg.MaxNumBatchedTokens = 50*time.Millisecond, 10*time.Millisecond, tc.batched
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c choice
+		mt := 2
+		ids := make([]int, tc.prompt)
+		if e := s.plan(&c, 0, ids, &genRequest{MaxTokens: &mt, IgnoreEOS: true}, apiCompletions); e != nil {
+			t.Fatalf("plan: %+v", e)
+		}
+		if want := 50*time.Millisecond + tc.extra; c.due != want {
+			t.Errorf("batched %d, prompt %d: first token due %v, want %v", tc.batched, tc.prompt, c.due, want)
+		}
+	}
+}
+
+// Config.MaxNumSeqs runs one request at a time here: the second waits,
+// counted in vllm:num_requests_waiting, and its first token comes after
+// the first request ended (its schedule starts when it gets the slot).
+func TestMaxNumSeqs(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL, cfg.MaxNumSeqs = 20*time.Millisecond, 20*time.Millisecond, 1
+	s := mustNew(t, cfg)
+	body := `{"model": "sim-model", "prompt": "hello", "max_tokens": 5, "ignore_eos": true}`
+	type done struct {
+		end time.Time
+		rec *recorder
+	}
+	first := make(chan done, 1)
+	go func() {
+		rec := call(t, s, "POST", "/v1/completions", body)
+		first <- done{time.Now(), rec}
+	}()
+	waitFor(t, "the first request to run", func() bool { return s.metrics.running.Load() == 1 })
+	second := make(chan done, 1)
+	go func() {
+		rec := call(t, s, "POST", "/v1/completions", body)
+		second <- done{time.Now(), rec}
+	}()
+	waitFor(t, "the second request to wait", func() bool { return s.metrics.waiting.Load() == 1 })
+	if rec := call(t, s, "GET", "/metrics", ""); !strings.Contains(rec.body.String(), "vllm:num_requests_waiting{") ||
+		!strings.Contains(rec.body.String(), `model_name="sim-model"} 1.0`) {
+		t.Errorf("/metrics does not show one waiting request")
+	}
+	a, b := <-first, <-second
+	if a.rec.status != 200 || b.rec.status != 200 {
+		t.Fatalf("statuses %d, %d", a.rec.status, b.rec.status)
+	}
+	// The second answer took at least the first's whole schedule on top
+	// of its own: TTFT 20 ms + 4 × ITL 20 ms = 100 ms each.
+	if gap := b.end.Sub(a.end); gap < 90*time.Millisecond {
+		t.Errorf("the second request ended %v after the first, want about its own 100 ms schedule after it", gap)
+	}
+	if n := s.metrics.waiting.Load(); n != 0 {
+		t.Errorf("%d requests still counted as waiting", n)
+	}
+}
+
+// waitFor polls cond until it holds (failing after 10 s).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }

@@ -137,6 +137,7 @@ type metrics struct {
 	failed         atomic.Uint64 // generation requests answered with an error status
 	injected       atomic.Uint64 // of which by FailEvery and Faults
 	running        atomic.Int64
+	waiting        atomic.Int64 // requests queued for a Config.MaxNumSeqs slot
 	promptTokens   atomic.Uint64
 	genTokens      atomic.Uint64
 	finished       [numFinish]atomic.Uint64
@@ -313,7 +314,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	header("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.")
 	sample("vllm:num_requests_running", labels, strconv.FormatInt(m.running.Load(), 10)+".0")
 	header("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.")
-	sample("vllm:num_requests_waiting", labels, "0.0") // the simulator never queues
+	sample("vllm:num_requests_waiting", labels, strconv.FormatInt(m.waiting.Load(), 10)+".0") // Config.MaxNumSeqs's queue
 
 	m.prefix.write(&b, labels)
 

@@ -33,6 +33,7 @@ type Server struct {
 	handler   http.Handler
 	profile   profileCalls
 	resets    map[string]*atomic.Int64 // calls of each cache-reset route
+	slots     chan struct{}            // Config.MaxNumSeqs's running requests; nil without a limit
 	lora      []atomic.Int64           // generation requests per Config.LoRAModules entry
 	loraJSON  [][]byte                 // Config.LoRAModules as JSON strings
 	conns     connFaults               // Config.CloseAfterStream and DropEvery
@@ -80,6 +81,9 @@ func New(cfg Config) (*Server, error) {
 		started:   time.Now(),
 		metrics:   newMetrics(),
 		resets:    map[string]*atomic.Int64{},
+	}
+	if cfg.MaxNumSeqs > 0 {
+		s.slots = make(chan struct{}, cfg.MaxNumSeqs)
 	}
 	for _, route := range []string{"/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache"} {
 		s.resets[route] = new(atomic.Int64)

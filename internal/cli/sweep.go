@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vbench/vbench/internal/pipeline"
+	"github.com/vbench/vbench/internal/sweep"
+)
+
+const sweepServeDoc = `Run a vllm bench sweep serve command line: the server command starts once per
+combination of --serve-params (applied to it as options), the benchmark
+command (a vllm bench serve command line, run by vbench) runs --num-runs times
+for every combination of --bench-params that --link-vars allows, and the
+results land where vLLM's sweep puts them:
+
+  OUTPUT_DIR/EXPERIMENT/SERVE--<name>-BENCH--<name>/run=<n>.json
+  OUTPUT_DIR/EXPERIMENT/SERVE--<name>-BENCH--<name>/summary.json
+  OUTPUT_DIR/EXPERIMENT/summary.csv
+
+Each run=<n>.json is vllm bench serve's result with run_number and the
+parameters added (indent 4); summary.json lists a combination's runs and
+summary.csv is pandas' to_csv of every run, as vLLM writes them. A parameter
+file is a JSON list of objects, or an object of named objects. After each run
+the server's caches are reset (/reset_prefix_cache, /reset_mm_cache,
+/reset_encoder_cache) unless --after-bench-cmd replaces that. The server's
+output goes to EXPERIMENT/server.log; it is stopped with SIGTERM, then SIGKILL
+to its process group.
+
+Exit codes: 0 success, 1 a run failed, 2 bad flags or parameter files.`
+
+const sweepServeExamples = `  vbench bench sweep serve \
+    --serve-cmd 'vllm serve meta-llama/Llama-3.1-8B-Instruct' \
+    --bench-cmd 'vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random --random-input-len 1024 --num-prompts 200' \
+    --serve-params serve_params.json --bench-params bench_params.json -o results`
+
+func newSweepCmd(p Process) *cobra.Command {
+	sw := &cobra.Command{
+		Use:   "sweep",
+		Short: "vllm bench sweep's commands",
+		Args:  cobra.NoArgs,
+	}
+	var o sweep.Options
+	serve := &cobra.Command{
+		Use:     "serve",
+		Short:   "Run a vllm bench sweep serve command line",
+		Long:    sweepServeDoc,
+		Example: sweepServeExamples,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := sweep.Run(cmd.Context(), o, pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now})
+			var u *sweep.UsageError
+			if errors.As(err, &u) {
+				return usageErr(err)
+			}
+			return runErr(err)
+		},
+	}
+	f := serve.Flags()
+	f.StringVar(&o.ServeCmd, "serve-cmd", "", "the command that runs the server, e.g. 'vllm serve MODEL' (required)")
+	f.StringVar(&o.BenchCmd, "bench-cmd", "", "the benchmark: a vllm bench serve command line (required)")
+	f.StringVar(&o.AfterBenchCmd, "after-bench-cmd", "", "run after each benchmark instead of resetting the server's caches")
+	f.BoolVar(&o.ShowStdout, "show-stdout", false, "show each benchmark's console output")
+	f.IntVar(&o.ServerReadyTimeout, "server-ready-timeout", 300, "seconds the server may take to answer /health")
+	f.StringVar(&o.ServeParams, "serve-params", "", "JSON file of server parameter combinations")
+	f.StringVar(&o.BenchParams, "bench-params", "", "JSON file of benchmark parameter combinations")
+	f.StringVar(&o.LinkVars, "link-vars", "", "serve_key=bench_key,...: run only combinations where the two are equal")
+	f.StringVarP(&o.OutputDir, "output-dir", "o", "results", "the main results directory")
+	f.StringVarP(&o.ExperimentName, "experiment-name", "e", "", "the experiment's directory under --output-dir (default: the start time, YYYYMMDD_HHMMSS)")
+	f.IntVar(&o.NumRuns, "num-runs", 3, "runs per combination")
+	f.IntVar(&o.WarmupNumPrompts, "warmup-num-prompts", 0, "a warm-up run of this many prompts per combination, saved as warmup.json and left out of the summaries")
+	f.BoolVar(&o.ContinueOnError, "continue-on-error", false, "record a failed run in run=<n>.failure.json and go on")
+	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands without running them")
+	f.BoolVar(&o.Resume, "resume", false, "continue an experiment: runs whose result exists are not run again")
+	_ = serve.MarkFlagRequired("serve-cmd")
+	_ = serve.MarkFlagRequired("bench-cmd")
+	sw.AddCommand(serve)
+	return sw
+}
