@@ -57,6 +57,9 @@ type Result struct {
 	// Interrupted reports the run was cancelled before it finished (from
 	// the "vbench" object's "interrupted").
 	Interrupted bool
+	// GPUs is the server's GPU count from the run's scenario
+	// (target.gpus); 0 when not given.
+	GPUs float64
 }
 
 // ErrNotResult is returned (wrapped) by LoadResult for a JSON file that is
@@ -146,6 +149,11 @@ func readResult(path string, r io.Reader, samples bool, recs []*record.Record) (
 			}
 			if sc, ok := vo.Get("scenario"); ok {
 				if so, ok := sc.(*report.Object); ok {
+					if tg, ok := so.Get("target"); ok {
+						if to, ok := tg.(*report.Object); ok {
+							res.GPUs, _ = number(to, "gpus")
+						}
+					}
 					if ds, ok := so.Get("dataset"); ok {
 						b, err := report.MarshalPython(ds)
 						if err == nil {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -109,8 +110,13 @@ func summarize(spec *Spec, hash string, results []*Result, paired bool, name fun
 			rowIndex[k] = len(sum.Rows)
 			sum.Rows = append(sum.Rows, row)
 			rowMembers = append(rowMembers, ms)
+			if p, ok := paretoPoint(ms); ok {
+				p.Label = strings.TrimSpace(strings.Join([]string{pt.Name, v}, " "))
+				sum.Pareto = append(sum.Pareto, p)
+			}
 		}
 	}
+	markFrontier(sum.Pareto)
 	if len(spec.Variants) < 2 {
 		return sum
 	}
@@ -414,4 +420,51 @@ func checkGate(g scenario.Gate, point, variant, baseline string, c report.Compar
 		out = append(out, r)
 	}
 	return out
+}
+
+// paretoPoint is a row's per-user and per-GPU output throughput, the means
+// over its runs that have both (see report.ParetoPoint).
+func paretoPoint(ms []member) (report.ParetoPoint, bool) {
+	var users, gpus []float64
+	for _, m := range ms {
+		v := m.res.Values
+		tput, ok := v[metrics.KeyOutputThroughput]
+		n := v["max_concurrency"]
+		if n <= 0 {
+			n = v["max_concurrent_requests"]
+		}
+		if !ok || n <= 0 || m.res.GPUs <= 0 {
+			continue
+		}
+		users = append(users, tput/n)
+		gpus = append(gpus, tput/m.res.GPUs)
+	}
+	if len(users) == 0 {
+		return report.ParetoPoint{}, false
+	}
+	return report.ParetoPoint{PerUser: vstats.Mean(users), PerGPU: vstats.Mean(gpus)}, true
+}
+
+// markFrontier marks the points that no other point beats on both axes,
+// as vLLM's plot_pareto does: by per-user throughput descending, a point
+// is on the frontier when its per-GPU throughput is at least the best so
+// far.
+func markFrontier(ps []report.ParetoPoint) {
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(ps[b].PerUser, ps[a].PerUser); c != 0 {
+			return c
+		}
+		return cmp.Compare(ps[b].PerGPU, ps[a].PerGPU)
+	})
+	best := math.Inf(-1)
+	for _, i := range order {
+		if ps[i].PerGPU >= best-1e-9 {
+			ps[i].Frontier = true
+			best = math.Max(best, ps[i].PerGPU)
+		}
+	}
 }

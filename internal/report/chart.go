@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -226,6 +228,74 @@ func ChartSVG(s *ExperimentSummary, yKey string) string {
 	return b.String()
 }
 
+// ParetoSVG draws the rows' output tokens/s per GPU (y) against output
+// tokens/s per user (x), as vLLM's plot_pareto does: every row as a grey
+// marker, the frontier as a line through its points (labelled with their
+// rows), both axes from 0. It returns "" without Pareto points.
+func ParetoSVG(s *ExperimentSummary) string {
+	if len(s.Pareto) == 0 {
+		return ""
+	}
+	xmax, ymax := 0.0, 0.0
+	for _, p := range s.Pareto {
+		xmax, ymax = math.Max(xmax, p.PerUser), math.Max(ymax, p.PerGPU)
+	}
+	xstep, xtop := niceAxis(1.05 * xmax)
+	ystep, ytop := niceAxis(1.05 * ymax)
+	pw := float64(chartWidth - chartLeft - chartRight)
+	ph := float64(chartHeight - chartTop - chartBottom)
+	px := func(x float64) float64 { return chartLeft + x/xtop*pw }
+	py := func(y float64) float64 { return chartTop + ph - y/ytop*ph }
+	esc := html.EscapeString
+	const title, xTitle, yTitle = "Pareto frontier", "Output tokens/s per user", "Output tokens/s per GPU"
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		chartWidth, chartHeight, chartWidth, chartHeight)
+	fmt.Fprintf(&b, "<title>%s</title>\n", title)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartWidth, chartHeight)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", chartLeft, title)
+	for v := 0.0; v <= xtop+xstep/2; v += xstep {
+		x := svgNum(px(v))
+		fmt.Fprintf(&b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", x, chartTop, x, svgNum(chartTop+ph))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", x, svgNum(chartTop+ph+16), tickLabel(v, xstep))
+	}
+	for v := 0.0; v <= ytop+ystep/2; v += ystep {
+		y := svgNum(py(v))
+		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", chartLeft, y, svgNum(chartLeft+pw), y)
+		fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartLeft-6, y, tickLabel(v, ystep))
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%s" height="%s" fill="none" stroke="#444"/>`+"\n", chartLeft, chartTop, svgNum(pw), svgNum(ph))
+	fmt.Fprintf(&b, `<text x="%s" y="%d" text-anchor="middle">%s</text>`+"\n", svgNum(chartLeft+pw/2), chartHeight-10, xTitle)
+	fmt.Fprintf(&b, `<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`+"\n", svgNum(chartTop+ph/2), yTitle)
+	var front []ParetoPoint
+	for _, p := range s.Pareto {
+		if p.Frontier {
+			front = append(front, p)
+		}
+	}
+	slices.SortStableFunc(front, func(a, c ParetoPoint) int { return cmp.Compare(a.PerUser, c.PerUser) })
+	if len(front) > 1 {
+		var pts []string
+		for _, p := range front {
+			pts = append(pts, svgNum(px(p.PerUser))+","+svgNum(py(p.PerGPU)))
+		}
+		fmt.Fprintf(&b, `<polyline class="frontier" fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", chartColors[0], strings.Join(pts, " "))
+	}
+	for _, p := range s.Pareto {
+		color := "#999999"
+		if p.Frontier {
+			color = chartColors[0]
+		}
+		tip := fmt.Sprintf("%s: %s tok/s per user, %s tok/s per GPU", p.Label, strconv.FormatFloat(p.PerUser, 'f', 2, 64), strconv.FormatFloat(p.PerGPU, 'f', 2, 64))
+		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>`+"\n", svgNum(px(p.PerUser)), svgNum(py(p.PerGPU)), color, esc(strings.TrimPrefix(tip, ": ")))
+		if p.Frontier && p.Label != "" {
+			fmt.Fprintf(&b, `<text x="%s" y="%s" font-size="10" fill="%s">%s</text>`+"\n", svgNum(px(p.PerUser)+6), svgNum(py(p.PerGPU)-6), color, esc(p.Label))
+		}
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
 func finiteOr(v, fallback float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return fallback
@@ -271,6 +341,12 @@ func WriteHTML(w io.Writer, s *ExperimentSummary) error {
 		for _, c := range charts {
 			b.WriteString(c)
 		}
+	}
+
+	if svg := ParetoSVG(s); svg != "" {
+		b.WriteString("<h2>Pareto frontier</h2>\n")
+		b.WriteString(svg)
+		b.WriteString("<p class=\"note\">Output tokens/s per user is output_throughput divided by max_concurrency (else by the peak of concurrent requests); per GPU, divided by target.gpus. The line joins the points no other point beats on both.</p>\n")
 	}
 
 	variants := s.HasVariants()

@@ -42,6 +42,22 @@ type ExperimentSummary struct {
 	Bootstrap string
 	// Gates are the gate checks, one per gate, point and variant.
 	Gates []GateResult
+	// Pareto are the rows' per-user and per-GPU output throughputs, when
+	// the runs say how many GPUs the server has (target.gpus).
+	Pareto []ParetoPoint
+}
+
+// ParetoPoint is one row's place in the Pareto chart: the means over its
+// runs of output tokens/s per user (output_throughput divided by
+// max_concurrency, else by max_concurrent_requests, as vLLM's
+// plot_pareto falls back) and per GPU (divided by target.gpus).
+type ParetoPoint struct {
+	// Label names the row: its sweep point and variant.
+	Label string
+	// PerUser and PerGPU are the throughputs, tokens/s.
+	PerUser, PerGPU float64
+	// Frontier marks the points no other point beats on both axes.
+	Frontier bool
 }
 
 // SummaryRow is one sweep point of one variant.

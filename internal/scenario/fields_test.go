@@ -30,6 +30,7 @@ var implemented = map[string]string{
 	"target.stream_counting":   "vLLM's chunk counting or exact; backend/backend_test.go (TestSend), testdata/script/faults_sse.txtar",
 	"target.request_id_prefix": "x-request-id header; testdata/script/serve_outputs.txtar",
 	"target.profile":           "profiler calls around the run; testdata/script/profile.txtar",
+	"target.gpus":              "the Pareto chart's tokens/s per GPU; experiment/pareto_test.go (TestParetoPoint), testdata/script/pareto_report.txtar",
 	"target.lora_modules":      "per-request payload model; pipeline/lora_test.go, testdata/script/lora.txtar",
 	"target.lora_assignment":   "random or round-robin choice of lora_modules; pipeline/lora_test.go, testdata/script/lora.txtar",
 

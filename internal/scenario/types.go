@@ -89,6 +89,8 @@ type Target struct {
 	LoraAssignment string `json:"lora_assignment"`
 	// Profile posts /start_profile and /stop_profile around the run.
 	Profile bool `json:"profile"`
+	// GPUs is the number of GPUs the server runs on (0 = not given).
+	GPUs int `json:"gpus,omitempty"`
 }
 
 // Server is a server vbench manages (see the schema's #Server).
