@@ -36,21 +36,44 @@ const sweepServeExamples = `  vbench bench sweep serve \
     --bench-cmd 'vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random --random-input-len 1024 --num-prompts 200' \
     --serve-params serve_params.json --bench-params bench_params.json -o results`
 
+const sweepWorkloadDoc = `Run a vllm bench sweep serve_workload command line: vllm bench sweep serve's
+flags and layout, exploring the workload between two ends for every serve and
+bench combination. A serial run (max_concurrency 1 and --workload-var 1) and a
+batch run (both the dataset size: the combination's num_prompts, else the
+bench command's --num-prompts) come first; their runs estimate the workload
+each sustained (request_rate: the request throughput; max_concurrency: the
+throughput times the mean E2EL), and the rounded values evenly spaced between
+the two (--workload-iters in all, the ends included) run next. Each level has
+its directory, SERVE--<name>-BENCH--<name>-WL--<var>=<value>, and summary.csv
+lists the serial, the intermediate and the batch runs.
+
+Exit codes: 0 success, 1 a run failed, 2 bad flags or parameter files.`
+
 func newSweepCmd(p Process) *cobra.Command {
 	sw := &cobra.Command{
 		Use:   "sweep",
 		Short: "vllm bench sweep's commands",
 		Args:  cobra.NoArgs,
 	}
+	sw.AddCommand(newSweepServeCmd(p, false), newSweepServeCmd(p, true))
+	return sw
+}
+
+// newSweepServeCmd is sweep serve, or with workload sweep serve_workload.
+func newSweepServeCmd(p Process, workload bool) *cobra.Command {
 	var o sweep.Options
+	use, short, long, run := "serve", "Run a vllm bench sweep serve command line", sweepServeDoc, sweep.Run
+	if workload {
+		use, short, long, run = "serve_workload", "Run a vllm bench sweep serve_workload command line", sweepWorkloadDoc, sweep.RunWorkload
+	}
 	serve := &cobra.Command{
-		Use:     "serve",
-		Short:   "Run a vllm bench sweep serve command line",
-		Long:    sweepServeDoc,
+		Use:     use,
+		Short:   short,
+		Long:    long,
 		Example: sweepServeExamples,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := sweep.Run(cmd.Context(), o, pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now})
+			err := run(cmd.Context(), o, pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now})
 			var u *sweep.UsageError
 			if errors.As(err, &u) {
 				return usageErr(err)
@@ -74,8 +97,11 @@ func newSweepCmd(p Process) *cobra.Command {
 	f.BoolVar(&o.ContinueOnError, "continue-on-error", false, "record a failed run in run=<n>.failure.json and go on")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands without running them")
 	f.BoolVar(&o.Resume, "resume", false, "continue an experiment: runs whose result exists are not run again")
+	if workload {
+		f.StringVar(&o.WorkloadVar, "workload-var", "request_rate", "the variable of each workload level: request_rate or max_concurrency")
+		f.IntVar(&o.WorkloadIters, "workload-iters", 10, "workload levels, the serial and batch ends included")
+	}
 	_ = serve.MarkFlagRequired("serve-cmd")
 	_ = serve.MarkFlagRequired("bench-cmd")
-	sw.AddCommand(serve)
-	return sw
+	return serve
 }

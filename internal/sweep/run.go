@@ -31,6 +31,11 @@ type Options struct {
 	OutputDir, ExperimentName         string
 	NumRuns, WarmupNumPrompts         int
 	ContinueOnError, DryRun, Resume   bool
+	// WorkloadVar and WorkloadIters are serve_workload's
+	// --workload-var (request_rate or max_concurrency) and
+	// --workload-iters.
+	WorkloadVar   string
+	WorkloadIters int
 }
 
 // UsageError is a bad flag or parameter file: the sweep never started.
@@ -175,13 +180,21 @@ func benchArgs(cmd []string) ([]string, error) {
 
 // comb runs one combination's warm-up and runs and returns the runs' data.
 func (s *sweeper) comb(ctx context.Context, serveArgv []string, sp, bp *py.Object) ([]*py.Object, error) {
+	return s.combAs(ctx, serveArgv, sp, bp, bp, nil)
+}
+
+// combAs is comb with the directory named after the combination named
+// (and extra parts, such as serve_workload's "WL-", "request_rate=5"),
+// and the runs made with the combination bp.
+func (s *sweeper) combAs(ctx context.Context, serveArgv []string, sp, named, bp *py.Object, extra []string) ([]*py.Object, error) {
 	var parts []string
 	if sp.Len() > 0 {
 		parts = append(parts, "SERVE-", Name(sp))
 	}
-	if bp.Len() > 0 {
-		parts = append(parts, "BENCH-", Name(bp))
+	if named.Len() > 0 {
+		parts = append(parts, "BENCH-", Name(named))
 	}
+	parts = append(parts, extra...)
 	dir := s.expDir
 	if len(parts) > 0 {
 		dir = filepath.Join(s.expDir, sanitize(strings.Join(parts, "-")))
