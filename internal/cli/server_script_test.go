@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vbench/vbench/internal/llmd"
 )
 
 func init() {
@@ -22,4 +24,24 @@ func freeport(ts *testscript.TestScript, neg bool, args []string) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ts.Check(ln.Close())
 	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
+func init() {
+	scriptCmds["brvalidate"] = brvalidate
+}
+
+// brvalidate checks FILE against the llm-d Benchmark Report v0.2.1 schema
+// the project ships.
+func brvalidate(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: brvalidate FILE")
+	}
+	err := llmd.Validate([]byte(ts.ReadFile(args[0])))
+	if neg {
+		if err == nil {
+			ts.Fatalf("%s is a valid Benchmark Report", args[0])
+		}
+		return
+	}
+	ts.Check(err)
 }

@@ -188,6 +188,15 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 	}
 	out.ResultPath, out.ResultJSON = path, data
 	obs.Saved(path)
+	if !o.AppendResult {
+		br, err := writeLLMD(sc, path, data, out.experiment, res.Start)
+		if err != nil {
+			return errors.Join(consoleErr, err, recErr)
+		}
+		if br != "" {
+			obs.Saved(br)
+		}
+	}
 	return errors.Join(consoleErr, recErr)
 }
 

@@ -110,6 +110,7 @@ var implemented = map[string]string{
 	"output.label":              "file name and result label; report/filename_test.go",
 	"output.metadata":           "result keys; report/result_test.go",
 	"output.records":            "per-request JSONL; testdata/script/run_sim.txtar",
+	"output.formats":            "the llm-d Benchmark Report beside the result; llmd/llmd_test.go (TestBuildValidates), testdata/script/llmd_report.txtar",
 	"output.disable_tqdm":       "progress bar; testdata/script/serve_run.txtar",
 	"output.overwrite":          "replace an existing result; testdata/script/output_no_overwrite.txtar",
 	"output.plot_dataset_stats": "<result>.dataset_stats.png; report/datasetstats_test.go (TestDatasetStatsPNG), testdata/script/plot_dataset_stats.txtar",

@@ -308,6 +308,8 @@ type Output struct {
 	// PlotDatasetStats writes a plot of the prompt and output lengths
 	// (--plot-dataset-stats).
 	PlotDatasetStats bool `json:"plot_dataset_stats"`
+	// Formats are the formats results are written in ("vllm", "llm-d").
+	Formats []string `json:"formats,omitempty"`
 }
 
 // Sweep is a grid over scenario fields: each key is a field path
