@@ -44,6 +44,9 @@ type flagDef struct {
 	help  string
 	// vbenchOnly marks a flag that vllm bench serve does not have.
 	vbenchOnly bool
+	// rust marks a flag of vLLM's Rust client (vllm-bench) that the
+	// Python vllm bench serve does not have.
+	rust bool
 	// set stores the flag's values (none for arityZero) into n.
 	set func(n *namespace, vals []string) error
 }
@@ -145,6 +148,9 @@ type namespace struct {
 	itlThresholds string
 
 	extras bool
+
+	// vllm-bench's (the Rust client's) own flags: see rustflags.go.
+	rust rustNamespace
 }
 
 // newNamespace returns vLLM's defaults.
@@ -200,7 +206,7 @@ var percentileMetricNames = []string{"ttft", "tpot", "itl", "e2el", "client_queu
 
 // flags are the implemented flags, in the order help lists them and
 // Format writes them.
-var flags = []*flagDef{
+var pythonFlags = []*flagDef{
 	{name: "--backend", arity: arityOne, metavar: "STR", def: "openai", choices: backends, supported: backends, // until SetImplementedBackends
 		paths: []string{"target.backend"}, help: "request function: the payload and response format",
 		set: func(n *namespace, v []string) error { n.backend = v[0]; return nil }},
@@ -483,6 +489,10 @@ var flags = []*flagDef{
 		set:  func(n *namespace, _ []string) error { n.extras = true; return nil }},
 }
 
+// flags are every flag vbench serve implements: vllm bench serve's and
+// vbench's own (pythonFlags), then vllm-bench's (rustFlags).
+var flags = slices.Concat(pythonFlags, rustFlags)
+
 // flagByName indexes flags by name.
 var flagByName = func() map[string]*flagDef {
 	m := make(map[string]*flagDef, len(flags))
@@ -543,6 +553,9 @@ var optionNames = func() []string {
 	for name := range unsupported {
 		names = append(names, name)
 	}
+	for name := range rustUnsupported {
+		names = append(names, name)
+	}
 	names = append(names, helpOptions...)
 	slices.Sort(names)
 	return names
@@ -559,7 +572,7 @@ func isOption(name string) bool {
 func Flags() []string {
 	var out []string
 	for _, f := range flags {
-		if !f.vbenchOnly {
+		if !f.vbenchOnly && !f.rust {
 			out = append(out, f.name)
 		}
 	}

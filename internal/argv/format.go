@@ -27,7 +27,7 @@ func Format(s *scenario.Scenario) ([]string, error) {
 	def := argvDefault()
 	var out []string
 	for _, f := range flags {
-		if f.vbenchOnly {
+		if f.vbenchOnly || f.rust { // vllm bench serve has neither
 			continue
 		}
 		vals, err := flagValues(s, f.name)
@@ -76,6 +76,12 @@ func Dropped(s *scenario.Scenario) []string {
 	if p := s.Metrics.ScrapeIntervalSec; p != nil {
 		out = append(out, "metrics.scrape_interval "+formatFloat(*p))
 	}
+	if p := s.Metrics.SteadyStateThreshold; p != nil {
+		out = append(out, "metrics.steady_state_threshold "+formatFloat(*p))
+	}
+	if p := s.Metrics.SteadyStateMinWindow; p != nil {
+		out = append(out, "metrics.steady_state_min_window "+formatFloat(*p))
+	}
 	return out
 }
 
@@ -121,6 +127,10 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.stream_counting", "vllm bench serve counts chunks as vLLM's client does (vbench only: vbench serve --stream-counting exact, or vbench run)")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
+	case t.ResetPrefixCache:
+		return no("target.reset_prefix_cache", "vllm bench serve has no flag to reset the prefix cache (vllm-bench's --reset-prefix-cache, in a sweep)")
+	case t.Server != nil:
+		return no("target.server", "vllm bench serve starts no server (vllm bench sweep serve --serve-cmd does)")
 	case s.Seed < 0 || s.Seed > math.MaxUint32:
 		return no(fmt.Sprintf("seed %d", s.Seed), "vllm bench serve takes seeds from 0 to 4294967295 (numpy's seed range)")
 	}

@@ -34,6 +34,12 @@ type Command struct {
 	// Warnings are things worth saying that do not stop the run: repeated
 	// flags, flags that have no effect.
 	Warnings []string
+	// Compare is vllm-bench's --compare FILE_A FILE_B: compare two saved
+	// results instead of running (nil when not given).
+	Compare []string
+	// DryRun is vllm-bench's --dry-run: prepare the requests and print
+	// their totals instead of sending them.
+	DryRun bool
 }
 
 // Parse parses the arguments of `vllm bench serve` (everything after
@@ -82,7 +88,8 @@ func ParseCommand(args []string, opts Options) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Command{Scenario: sc, Extras: n.extras, Sources: sources, Warnings: p.warnings}, nil
+	return &Command{Scenario: sc, Extras: n.extras, Sources: sources, Warnings: p.warnings,
+		Compare: n.rust.compare, DryRun: n.rust.dryRun}, nil
 }
 
 // parser holds the state of one parse.
@@ -130,6 +137,9 @@ func (p *parser) consume(toks []token, helpKeyword string, fromConfig map[string
 		}
 		if reason, ok := unsupported[t.name]; ok {
 			return &Error{Flag: t.name, Msg: "not supported yet (" + reason + ")", Unsupported: true}
+		}
+		if reason, ok := rustUnsupported[t.name]; ok {
+			return &Error{Flag: t.name, Msg: "vllm-bench's flag is not supported yet (" + reason + ")", Unsupported: true}
 		}
 		f := flagByName[t.name]
 		var vals []string
@@ -241,6 +251,9 @@ func (p *parser) validate() error {
 		return flagErr(p.raw["--max-concurrency"], "must be greater than 0 (leave it out for no limit)")
 	}
 	if err := p.validateTimeline(); err != nil {
+		return err
+	}
+	if err := p.validateRust(); err != nil {
 		return err
 	}
 	if n.seed < 0 || n.seed > math.MaxUint32 {
@@ -367,6 +380,7 @@ func (p *parser) scenario() (*scenario.Scenario, map[string]string, error) {
 	}
 
 	sc.Metrics.ScrapeIntervalSec = n.scrapeInterval // vbench's --scrape-interval
+	p.applyRust(sc)
 	data, err := json.Marshal(sc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: encode scenario: %w", err)

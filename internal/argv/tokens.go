@@ -247,7 +247,9 @@ func classify(tok string) (token, error) {
 	if strings.HasPrefix(tok, "--") {
 		var matches []string
 		for _, o := range optionNames {
-			if strings.HasPrefix(o, "--") && strings.HasPrefix(o, name) {
+			// vllm-bench (clap) takes no abbreviations: its own flags are
+			// matched whole, so they leave vLLM's abbreviations as they were.
+			if strings.HasPrefix(o, "--") && strings.HasPrefix(o, name) && (o == name || !rustName(o)) {
 				matches = append(matches, o)
 			}
 		}

@@ -85,23 +85,32 @@ func newDatasetCmd(p Process) *cobra.Command {
 	return cmd
 }
 
+// clientTokenizer resolves the scenario's client tokenizer (tokenizer.name,
+// else the model) as a run would, without asking the server; nil with
+// tokenizer.skip_init. It also says where the tokenizer came from.
+func clientTokenizer(p Process, sc *scenario.Scenario) (tokenizer.Tokenizer, string, error) {
+	if sc.Tokenizer.SkipInit {
+		return nil, "none (tokenizer.skip_init)", nil
+	}
+	name := sc.Tokenizer.Name
+	if name == "" {
+		name = sc.Target.Model
+	}
+	if name == "" && sc.Target.Simulator != nil {
+		name = sc.Target.Simulator.Model
+	}
+	res, err := tokenizer.Resolve(p.Context, tokenizer.Spec{Name: name, Revision: sc.Tokenizer.Revision, Progress: p.Stderr}, hub.FromEnv(p.Getenv))
+	if err != nil {
+		return nil, "", err
+	}
+	return res.Tokenizer, res.Source, nil
+}
+
 func runDataset(p Process, sc *scenario.Scenario, export, plot string, align bool) error {
 	ctx := p.Context
-	var tok tokenizer.Tokenizer
-	tokSource := "none (tokenizer.skip_init)"
-	if !sc.Tokenizer.SkipInit {
-		name := sc.Tokenizer.Name
-		if name == "" {
-			name = sc.Target.Model
-		}
-		if name == "" && sc.Target.Simulator != nil {
-			name = sc.Target.Simulator.Model
-		}
-		res, err := tokenizer.Resolve(ctx, tokenizer.Spec{Name: name, Revision: sc.Tokenizer.Revision, Progress: p.Stderr}, hub.FromEnv(p.Getenv))
-		if err != nil {
-			return usageErr(fmt.Errorf("%w (vbench dataset needs a client tokenizer; it does not ask the server's /tokenize)", err))
-		}
-		tok, tokSource = res.Tokenizer, res.Source
+	tok, tokSource, err := clientTokenizer(p, sc)
+	if err != nil {
+		return usageErr(fmt.Errorf("%w (vbench dataset needs a client tokenizer; it does not ask the server's /tokenize)", err))
 	}
 	if sc.Dataset.Name == "conversations" {
 		// Its later turns are made as the answers arrive: what can be

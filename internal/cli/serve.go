@@ -8,7 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vbench/vbench/internal/argv"
+	"github.com/vbench/vbench/internal/experiment"
 	"github.com/vbench/vbench/internal/pipeline"
+	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 const serveDoc = `Run a vllm bench serve command line unchanged: vbench serve takes the flags
@@ -65,6 +68,27 @@ func doServe(cmd *cobra.Command, p Process, args []string) error {
 	if err != nil || pc == nil {
 		return err
 	}
+	switch {
+	case pc.Compare != nil: // vllm-bench --compare A B
+		sum, err := experiment.CompareFiles(pc.Compare, experiment.CompareOptions{})
+		if err != nil {
+			return usageErr(fmt.Errorf("--compare: %w", err))
+		}
+		if err := report.WriteExperimentConsole(p.Stdout, sum); err != nil {
+			return failErr(err)
+		}
+		return nil
+	case pc.DryRun: // vllm-bench --dry-run
+		return serveDryRun(p, pc.Scenario)
+	case experiment.IsExperiment(pc.Scenario): // vllm-bench --num-runs, --sweep-*
+		plan, err := experiment.Expand(pc.Scenario)
+		if err != nil {
+			return usageErr(err)
+		}
+		env := pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
+		_, err = experiment.Execute(cmd.Context(), plan, env, experiment.Options{Overwrite: pc.Scenario.Output.Overwrite})
+		return experimentErr(err)
+	}
 	_, err = pipeline.Run(cmd.Context(), pc.Scenario, pipeline.Env{
 		Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now,
 		Argv: &pipeline.ArgvMode{Extras: pc.Extras},
@@ -94,4 +118,27 @@ func parseArgv(cmd *cobra.Command, p Process, args []string) (*argv.Command, err
 		fmt.Fprintf(p.Stderr, "vbench: warning: %s\n", w)
 	}
 	return pc, nil
+}
+
+// serveDryRun prepares a command line's requests without sending them and
+// prints their totals, as vllm-bench's --dry-run does.
+func serveDryRun(p Process, sc *scenario.Scenario) error {
+	tok, _, err := clientTokenizer(p, sc)
+	if err != nil {
+		return usageErr(fmt.Errorf("--dry-run: %w (it needs a client tokenizer: --tokenizer or --model)", err))
+	}
+	reqs, err := pipeline.BuildDataset(p.Context, sc, pipeline.Env{Stdout: p.Stderr, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now},
+		pipeline.DatasetOptions{Tokenizer: tok})
+	if err != nil {
+		return failErr(err)
+	}
+	in, out := 0, 0
+	for _, r := range reqs {
+		in += r.PromptLen
+		out += r.OutputLen
+	}
+	n := max(len(reqs), 1)
+	_, err = fmt.Fprintf(p.Stdout, "Dry run stats:\n  Total prompts: %d\n  Total input tokens: %d\n  Total expected output tokens: %d\n  Avg input tokens: %.1f\n  Avg output tokens: %.1f\n",
+		len(reqs), in, out, float64(in)/float64(n), float64(out)/float64(n))
+	return err
 }

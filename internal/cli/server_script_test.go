@@ -45,3 +45,19 @@ func brvalidate(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(err)
 }
+
+func init() {
+	scriptCmds["simresets"] = simresets
+}
+
+// simresets checks how many times the script's simulator answered the
+// cache-reset route ROUTE.
+func simresets(ts *testscript.TestScript, neg bool, args []string) {
+	srv := ts.Value(simKey{}).(*simHolder).srv
+	if neg || len(args) != 2 || srv == nil {
+		ts.Fatalf("usage: simresets ROUTE N (after simserve)")
+	}
+	if got := strconv.FormatInt(srv.CacheResets()[args[0]], 10); got != args[1] {
+		ts.Fatalf("%s calls: got %s, want %s", args[0], got, args[1])
+	}
+}

@@ -170,6 +170,11 @@ func runWithServer(ctx context.Context, servers *server.Manager, run *PlannedRun
 		}
 		return nil, &serverFailure{err}
 	}
+	if t := run.Scenario.Target; t.ResetPrefixCache && t.Simulator == nil {
+		if err := server.ResetPrefixCache(ctx, t.ServerURL()); err != nil {
+			return nil, err
+		}
+	}
 	runCtx, cancel := servers.Watch(ctx)
 	out, err := pipeline.RunInExperiment(runCtx, run.Scenario, env, run.Info.JSON())
 	cancel()

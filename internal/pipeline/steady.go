@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/vbench/vbench/internal/metrics"
 	"github.com/vbench/vbench/internal/py"
@@ -17,7 +18,16 @@ func steadyOptions(sc *scenario.Scenario, maxConc int) *metrics.SteadyOptions {
 	if !sc.Metrics.SteadyStateOn() || scenario.Pooling(sc.Target.Backend) || maxConc <= 0 || !sc.Load.RequestRate.IsInf() || sc.Load.RampUp != nil || selfTimed(sc) {
 		return nil
 	}
-	return &metrics.SteadyOptions{Target: maxConc, Percentiles: sc.Metrics.MetricPercentiles}
+	opt := &metrics.SteadyOptions{Target: maxConc, Percentiles: sc.Metrics.MetricPercentiles}
+	if t := sc.Metrics.SteadyStateThreshold; t != nil {
+		opt.Threshold = *t
+	}
+	if w := sc.Metrics.SteadyStateMinWindow; w != nil {
+		// 0 asks for no warning at all, which MinWindow spells as the
+		// smallest positive length (its 0 means the default).
+		opt.MinWindow = max(*w, math.SmallestNonzeroFloat64)
+	}
+	return opt
 }
 
 // steadyJSON is the "steady_state" member of the result's "vbench" object:

@@ -89,6 +89,9 @@ type Target struct {
 	LoraAssignment string `json:"lora_assignment"`
 	// Profile posts /start_profile and /stop_profile around the run.
 	Profile bool `json:"profile"`
+	// ResetPrefixCache posts /reset_prefix_cache before each run of an
+	// experiment.
+	ResetPrefixCache bool `json:"reset_prefix_cache,omitempty"`
 	// GPUs is the number of GPUs the server runs on (0 = not given).
 	GPUs int `json:"gpus,omitempty"`
 }
@@ -255,6 +258,10 @@ type Metrics struct {
 	// true is left out of the canonical form, so the field does not change
 	// the hash of scenarios that leave it at its default.
 	SteadyState *bool `json:"steady_state,omitempty"`
+	// SteadyStateThreshold and SteadyStateMinWindow tune the window (nil:
+	// the defaults, see metrics.SteadyOptions).
+	SteadyStateThreshold *float64 `json:"steady_state_threshold,omitempty"`
+	SteadyStateMinWindow *float64 `json:"steady_state_min_window,omitempty"`
 	// TraceContext sends a W3C traceparent header with every timed request
 	// and records its trace id (vbench only). false, the default, is left
 	// out of the canonical form, so it keeps existing scenario hashes.

@@ -175,3 +175,23 @@ func (m *Manager) Close() error {
 	m.cur, m.key = nil, ""
 	return err
 }
+
+// ResetPrefixCache posts baseURL's /reset_prefix_cache, as vllm-bench's
+// --reset-prefix-cache does before each sweep point: with no headers, and
+// an error unless the server answers 2xx.
+func ResetPrefixCache(ctx context.Context, baseURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(baseURL, "/")+"/reset_prefix_cache", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("resetting the prefix cache: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("resetting the prefix cache: HTTP %d from %s/reset_prefix_cache (is VLLM_SERVER_DEV_MODE=1 set on the server?)", resp.StatusCode, strings.TrimSuffix(baseURL, "/"))
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package argv
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vbench/vbench/internal/scenario"
+)
+
+// rustNamespace holds the flags of vLLM's Rust client, vllm-bench, that
+// the Python vllm bench serve does not have.
+type rustNamespace struct {
+	numRuns            int64
+	sweepConcurrency   []int64
+	sweepRates         []float64
+	numPromptsFactor   *int64
+	summaryPercentiles []float64
+	steadyThreshold    *float64
+	steadyMinWindow    *float64
+	noSteadyState      bool
+	resetPrefixCache   bool
+	compare            []string
+	dryRun             bool
+	given              map[string]bool
+}
+
+// rustFlags are vllm-bench's own flags that vbench implements, each mapped
+// onto the scenario as vllm-bench behaves (rust/src/bench/src in
+// vllm-project/vllm: cli.rs, lib.rs, sweep.rs, multi_run.rs,
+// compare.rs, metrics/steady_state.rs).
+var rustFlags = []*flagDef{
+	{name: "--num-runs", arity: arityOne, metavar: "INT", def: "1", rust: true, paths: []string{"repeat.count"},
+		help: "vllm-bench: run the benchmark N times and summarise the runs (a repeat experiment; ignored with a sweep)",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.numRuns })},
+	{name: "--sweep-max-concurrency", arity: arityOne, metavar: "LIST", def: "None", rust: true, paths: []string{"sweep.axes"},
+		help: "vllm-bench: comma-separated max concurrencies, one run each (a sweep over load.max_concurrency)",
+		set:  setSweepConcurrency},
+	{name: "--sweep-request-rate", arity: arityOne, metavar: "LIST", def: "None", rust: true, paths: []string{"sweep.axes"},
+		help: "vllm-bench: comma-separated request rates (numbers or inf), one run each (a sweep over load.request_rate; --sweep-max-concurrency wins)",
+		set:  setSweepRates},
+	{name: "--sweep-num-prompts-factor", arity: arityOne, metavar: "INT", def: "None", rust: true, paths: []string{"sweep.axes"},
+		help: "vllm-bench: in a concurrency sweep, num_prompts = concurrency × FACTOR at each point",
+		set: func(n *namespace, v []string) error {
+			x, err := rustUint(v[0])
+			n.rust.numPromptsFactor = &x
+			return err
+		}},
+	{name: "--sweep-summary-percentiles", arity: arityOne, metavar: "LIST", def: "None", rust: true, paths: []string{"metrics.metric_percentiles"},
+		help: "vllm-bench: comma-separated percentiles in [0, 100] added to every run's --metric-percentiles (and 90)",
+		set:  setSummaryPercentiles},
+	{name: "--steady-state-threshold", arity: arityOne, metavar: "FLOAT", def: "0.95", rust: true, paths: []string{"metrics.steady_state_threshold"},
+		help: "vllm-bench: share of --max-concurrency in flight that opens the steady-state window, in (0, 1]",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.steadyThreshold = &x
+			return err
+		}},
+	{name: "--steady-state-min-window", arity: arityOne, metavar: "SECONDS", def: "None", rust: true, paths: []string{"metrics.steady_state_min_window"},
+		help: "vllm-bench: a steady-state window shorter than this carries a warning (default: max(10 s, 10 % of the run))",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.steadyMinWindow = &x
+			return err
+		}},
+	{name: "--no-steady-state", arity: arityZero, def: "False", rust: true, paths: []string{"metrics.steady_state"},
+		help: "vllm-bench: no steady-state window", set: func(n *namespace, _ []string) error { n.rust.noSteadyState = true; return nil }},
+	{name: "--reset-prefix-cache", arity: arityZero, def: "False", rust: true, paths: []string{"target.reset_prefix_cache"},
+		help: "vllm-bench: POST /reset_prefix_cache before each sweep point (the server needs VLLM_SERVER_DEV_MODE=1)",
+		set:  func(n *namespace, _ []string) error { n.rust.resetPrefixCache = true; return nil }},
+	{name: "--compare", arity: arityPlus, metavar: "FILE", def: "None", rust: true,
+		help: "vllm-bench: compare two saved results (FILE_A FILE_B) instead of running; the last line of each file is read",
+		set:  func(n *namespace, v []string) error { n.rust.compare = v; return nil }},
+	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
+		help: "vllm-bench: prepare the requests and print their totals without sending them",
+		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},
+}
+
+//go:embed testdata/rust-unsupported.txt
+var rustUnsupportedFile string
+
+// rustUnsupported maps each vllm-bench flag vbench does not implement yet
+// to the reason, from testdata/rust-unsupported.txt.
+var rustUnsupported = parseUnsupported(rustUnsupportedFile)
+
+// rustName reports whether name is one of vllm-bench's own flags
+// (implemented or not).
+func rustName(name string) bool {
+	if f, ok := flagByName[name]; ok {
+		return f.rust
+	}
+	_, ok := rustUnsupported[name]
+	return ok
+}
+
+// setRustInt parses a Rust usize.
+func setRustInt(field func(*rustNamespace) *int64) func(*namespace, []string) error {
+	return func(n *namespace, v []string) error {
+		x, err := rustUint(v[0])
+		*field(&n.rust) = x
+		return err
+	}
+}
+
+// rustUint parses a non-negative integer as Rust's usize::from_str does.
+func rustUint(s string) (int64, error) {
+	x, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil || x < 0 || strings.HasPrefix(s, "+-") {
+		return 0, fmt.Errorf("invalid value %s (want a non-negative integer)", strconv.Quote(s))
+	}
+	return x, nil
+}
+
+// rustFloat parses an f64 as Rust's f64::from_str does (inf and nan
+// included).
+func rustFloat(s string) (float64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid value %s (want a number)", strconv.Quote(s))
+	}
+	return x, nil
+}
+
+// setSweepConcurrency parses --sweep-max-concurrency: comma-separated
+// integers, each trimmed; an empty entry is an error.
+func setSweepConcurrency(n *namespace, v []string) error {
+	var out []int64
+	for _, s := range strings.Split(v[0], ",") {
+		x, err := rustUint(strings.TrimSpace(s))
+		if err != nil {
+			return err
+		}
+		if x == 0 {
+			return fmt.Errorf("invalid value 0 (a concurrency is at least 1)")
+		}
+		out = append(out, x)
+	}
+	n.rust.sweepConcurrency = out
+	return nil
+}
+
+// setSweepRates parses --sweep-request-rate: comma-separated numbers or
+// "inf", each trimmed.
+func setSweepRates(n *namespace, v []string) error {
+	var out []float64
+	for _, s := range strings.Split(v[0], ",") {
+		s = strings.TrimSpace(s)
+		x := math.Inf(1)
+		if s != "inf" {
+			var err error
+			if x, err = rustFloat(s); err != nil {
+				return err
+			}
+			if !(x > 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("invalid rate %s (want a positive number or inf)", strconv.Quote(s))
+			}
+		}
+		out = append(out, x)
+	}
+	n.rust.sweepRates = out
+	return nil
+}
+
+// setSummaryPercentiles parses --sweep-summary-percentiles: comma-separated
+// numbers in [0, 100], without repeats.
+func setSummaryPercentiles(n *namespace, v []string) error {
+	var out []float64
+	for _, s := range strings.Split(v[0], ",") {
+		x, err := rustFloat(strings.TrimSpace(s))
+		if err != nil || !(x >= 0 && x <= 100) {
+			return fmt.Errorf("invalid percentile %s (want numbers in [0, 100])", strconv.Quote(strings.TrimSpace(s)))
+		}
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	n.rust.summaryPercentiles = out
+	return nil
+}
+
+// validateRust applies vllm-bench's checks of its own flags.
+func (p *parser) validateRust() error {
+	r := &p.ns.rust
+	if t := r.steadyThreshold; t != nil && !(*t > 0 && *t <= 1) {
+		return flagErr(p.raw["--steady-state-threshold"], "must be in (0, 1]")
+	}
+	if w := r.steadyMinWindow; w != nil && !(*w >= 0) {
+		return flagErr(p.raw["--steady-state-min-window"], "must be at least 0")
+	}
+	if r.compare != nil && len(r.compare) != 2 {
+		return flagErr("--compare", fmt.Sprintf("takes two files, FILE_A FILE_B, got %d", len(r.compare)))
+	}
+	return nil
+}
+
+// applyRust maps vllm-bench's flags onto the scenario, in vllm-bench's
+// order of precedence: a concurrency sweep, else a rate sweep, else
+// --num-runs above 1; --sweep-num-prompts-factor only with a concurrency
+// sweep.
+func (p *parser) applyRust(sc *scenario.Scenario) {
+	r := &p.ns.rust
+	if r.noSteadyState {
+		off := false
+		sc.Metrics.SteadyState = &off
+	}
+	sc.Metrics.SteadyStateThreshold, sc.Metrics.SteadyStateMinWindow = r.steadyThreshold, r.steadyMinWindow
+	sc.Target.ResetPrefixCache = r.resetPrefixCache
+	if len(r.summaryPercentiles) > 0 {
+		ps := slices.Clone(sc.Metrics.MetricPercentiles)
+		for _, x := range append(slices.Clone(r.summaryPercentiles), 90) {
+			if !slices.Contains(ps, x) {
+				ps = append(ps, x)
+			}
+		}
+		sc.Metrics.MetricPercentiles = ps
+	}
+	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
+	switch {
+	case len(r.sweepConcurrency) > 0:
+		if len(r.sweepRates) > 0 {
+			p.warnings = append(p.warnings, "--sweep-request-rate is ignored: --sweep-max-concurrency wins, as in vllm-bench")
+		}
+		axes := map[string][]json.RawMessage{}
+		for _, c := range r.sweepConcurrency {
+			axes["load.max_concurrency"] = append(axes["load.max_concurrency"], raw(c))
+			if f := r.numPromptsFactor; f != nil {
+				axes["load.num_prompts"] = append(axes["load.num_prompts"], raw(c**f))
+			}
+		}
+		mode := "grid"
+		if r.numPromptsFactor != nil {
+			mode = "zip"
+		}
+		sc.Sweep = &scenario.Sweep{Axes: axes, Mode: mode}
+	case len(r.sweepRates) > 0:
+		var vals []json.RawMessage
+		for _, x := range r.sweepRates {
+			if math.IsInf(x, 1) {
+				vals = append(vals, raw("inf"))
+			} else {
+				vals = append(vals, raw(x))
+			}
+		}
+		sc.Sweep = &scenario.Sweep{Axes: map[string][]json.RawMessage{"load.request_rate": vals}, Mode: "grid"}
+	case r.numRuns > 1:
+		sc.Repeat = &scenario.Repeat{Count: int(r.numRuns)}
+	}
+	if sc.Sweep != nil && r.numRuns > 1 {
+		p.warnings = append(p.warnings, "--num-runs is ignored in a sweep, as in vllm-bench")
+	}
+	if r.numPromptsFactor != nil && len(r.sweepConcurrency) == 0 {
+		p.warnings = append(p.warnings, "--sweep-num-prompts-factor has no effect without --sweep-max-concurrency")
+	}
+}
