@@ -7,10 +7,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/vbench/vbench/internal/llmd"
+	"github.com/vbench/vbench/internal/sim"
 )
 
 func init() {
 	scriptCmds["freeport"] = freeport
+	simserveFlags["--max-num-seqs"] = func(cfg *sim.Config, v string) (err error) {
+		cfg.MaxNumSeqs, err = strconv.Atoi(v)
+		return err
+	}
 }
 
 // freeport sets $VAR to a loopback TCP port that was free a moment ago,

@@ -286,7 +286,7 @@ func runState(run *PlannedRun) string {
 		return stateUnreadable
 	case res.ScenarioHash != run.Scenario.Hash():
 		return stateOther
-	case res.Interrupted, res.Values["completed"]+res.Values["failed"] < float64(run.Scenario.Load.NumPrompts):
+	case res.Interrupted, res.StoppedEarly == "" && res.Values["completed"]+res.Values["failed"] < float64(run.Scenario.Load.NumPrompts):
 		return stateIncomplete
 	}
 	return stateDone

@@ -57,6 +57,9 @@ type Result struct {
 	// Interrupted reports the run was cancelled before it finished (from
 	// the "vbench" object's "interrupted").
 	Interrupted bool
+	// StoppedEarly is why the run stopped early (load.early_stop), ""
+	// when it ran to the end.
+	StoppedEarly string
 	// GPUs is the server's GPU count from the run's scenario
 	// (target.gpus); 0 when not given.
 	GPUs float64
@@ -139,6 +142,11 @@ func readResult(path string, r io.Reader, samples bool, recs []*record.Record) (
 			recordsFile = text(vo, "records")
 			if b, ok := vo.Get("interrupted"); ok {
 				res.Interrupted, _ = b.(bool)
+			}
+			if se, ok := vo.Get("stopped_early"); ok {
+				if so, ok := se.(*report.Object); ok {
+					res.StoppedEarly = text(so, "reason")
+				}
 			}
 			if e, ok := vo.Get("experiment"); ok {
 				info := &RunInfo{}

@@ -303,6 +303,11 @@ func ExecuteSearch(ctx context.Context, sc *scenario.Scenario, env pipeline.Env,
 			if opt.Overwrite {
 				run.Output.Overwrite = true
 			}
+			for _, slo := range s.SLOs { // a run past its failure-rate SLO stops (load.early_stop)
+				if slo.Metric == FailureRate && slo.Max != nil {
+					run.Load.MaxFailureRate = slo.Max
+				}
+			}
 			info := RunInfo{Hash: res.Hash, Index: res.Runs, Point: 0, Repeat: r, Seed: run.Seed,
 				Spec: &Spec{Name: spec.Name, Axes: spec.Axes, Repeat: spec.Repeat, Points: []Point{pt}}}
 			planned := &PlannedRun{Info: info, Scenario: &run, Path: filepath.Join(dir, name), Label: pt.Name + ", run " + strconv.Itoa(r)}
@@ -329,6 +334,14 @@ func ExecuteSearch(ctx context.Context, sc *scenario.Scenario, env pipeline.Env,
 			var noisy bool
 			probe.Means, probe.Pass, noisy, probe.Violated = assess(s.SLOs, vals, s.Margin)
 			probe.Noisy = noisy
+			if why := result.StoppedEarly; strings.HasPrefix(why, "over-saturated") {
+				// The server could not keep up: the probe fails, whatever
+				// its early requests measured.
+				probe.Pass, probe.Noisy = false, false
+				probe.Violated = append([]string{"over-saturated"}, probe.Violated...)
+				probe.Error = why
+				break
+			}
 			if !noisy {
 				break
 			}
@@ -414,7 +427,8 @@ func writeSearch(w io.Writer, res *SearchResult) error {
 			}
 		}
 		if p.Error != "" {
-			means = append(means, "the server exited")
+			what, _, _ := strings.Cut(p.Error, ":") // "over-saturated", "the server exited during the run (...)"
+			means = append(means, what)
 		}
 		fmt.Fprintf(&b, "%-16s %-5d %-7s %s\n", formatLoad(p.Load), len(p.Files), verdict, strings.Join(means, ", "))
 	}

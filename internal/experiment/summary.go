@@ -94,6 +94,12 @@ func summarize(spec *Spec, hash string, results []*Result, paired bool, name fun
 			}
 			for _, m := range ms {
 				row.Files = append(row.Files, name(m.res.Path))
+				if m.res.StoppedEarly != "" {
+					if row.StoppedEarly == nil {
+						row.StoppedEarly = map[string]string{}
+					}
+					row.StoppedEarly[name(m.res.Path)] = m.res.StoppedEarly
+				}
 			}
 			for _, key := range rowKeys {
 				var vals []float64

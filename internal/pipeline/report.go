@@ -60,6 +60,14 @@ type vbenchInfo struct {
 	// NotSent is the number of requests an interrupted run never sent:
 	// vLLM's "completed" and "failed" count only the requests that ran.
 	NotSent int `json:"not_sent,omitempty"`
+	// StoppedEarly says why a run ended early (load.early_stop).
+	StoppedEarly *stoppedEarlyJSON `json:"stopped_early,omitempty"`
+}
+
+// stoppedEarlyJSON is the "stopped_early" member of the "vbench" object.
+type stoppedEarlyJSON struct {
+	Reason string  `json:"reason"`
+	AfterS float64 `json:"after_s"`
 }
 
 // MarshalJSON writes the object as encoding/json writes its fields, for
@@ -161,6 +169,9 @@ func writeReports(sc *scenario.Scenario, tgt *target, tokName string, sum *metri
 		Interrupted: out.Interrupted, NotSent: out.NotSent, TokenAccounting: tokenAccountingJSON(out.TokenAccounting),
 		PeakOverlappingRequests: sum.PeakOverlappingRequests, Reasoning: reasoningJSON(sum.Reasoning), Conversations: out.Conversations}
 	info.ServerTimeline = serverTimelineJSON(sc.ScrapeInterval(env.Argv != nil), out.ServerSamples)
+	if e := out.StoppedEarly; e != nil {
+		info.StoppedEarly = &stoppedEarlyJSON{Reason: e.Reason, AfterS: e.AfterS}
+	}
 	// The result names its records file only when every record reached
 	// it; otherwise the result is written without the name, and the
 	// records' error returned after it.

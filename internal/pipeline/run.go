@@ -39,6 +39,9 @@ type Outcome struct {
 	RecordsPath string
 	// Interrupted reports the run was cancelled before it finished.
 	Interrupted bool
+	// StoppedEarly, when set, says why the run ended before all its
+	// requests were sent, as load.early_stop asked (not an interruption).
+	StoppedEarly *EarlyStop
 	// NotSent is the number of planned requests never sent (an
 	// interrupted run's): they are in neither Summary.Completed nor
 	// Summary.Failed.
@@ -411,6 +414,13 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if recFile != nil {
 		recFile.OnError(func(error) { stopRun(errRecordsFailed) })
 	}
+	// load.early_stop (or a search's failure-rate SLO) may end the run
+	// once its outcome is settled.
+	if stopper := newEarlyStopper(sc, n, pr.activity.InFlight, stopRun); stopper != nil {
+		sinks = append(sinks, stopper)
+		stopper.run(runCtx)
+		defer stopper.close()
+	}
 	// The timeline draws every request: only then are the records kept.
 	keep := sc.Output.PlotTimeline || env.KeepRecords
 	var skipped atomic.Int64 // requests the dataset said not to send (an ended conversation's turns)
@@ -473,6 +483,12 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	out := &Outcome{Summary: sum, Records: res.Records, Interrupted: res.Interrupted, NotSent: res.NotSent(), EndedTurns: int(skipped.Load()), experiment: exp,
 		Health: run.HealthOf(run.Lags(acc.Lags()), load), Probe: metrics.ComputeProbe(res.Probes), TokenAccounting: tokAcct, ServerSamples: samples}
 	out.Conversations = turns.json(out.EndedTurns)
+	var early *EarlyStop
+	if res.Interrupted && errors.As(context.Cause(runCtx), &early) {
+		// Not interrupted: the run ended as its scenario asked.
+		out.Interrupted, out.StoppedEarly = false, early
+		obs.Diagnostic(fmt.Sprintf("Stopped early after %.1f s, %d of %d requests sent: %s", early.AfterS, res.Sent, n, early.Reason))
+	}
 	if note := probeNote(res.Probes, out.Probe); note != "" {
 		obs.Diagnostic(note)
 	}
@@ -480,7 +496,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, n) + endedTurnsText(out.EndedTurns, n) + turns.line() + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	var stopErr error
-	if res.Interrupted {
+	if res.Interrupted && out.StoppedEarly == nil {
 		stopErr = fmt.Errorf("run interrupted after %d of %d requests were sent: %w", res.Sent-out.EndedTurns, n, context.Cause(runCtx))
 	}
 	if err := errors.Join(stopErr, windowErr, err); err != nil {

@@ -81,6 +81,9 @@ type Activity struct {
 	clock    atomic.Pointer[func() time.Duration] // the run's clock, once known
 }
 
+// InFlight returns how many requests are being sent or answered now.
+func (a *Activity) InFlight() int64 { return a.inflight.Load() }
+
 // Send wraps one request's send: counted in flight while it runs. now is
 // the run's clock, the one the backend stamps messages with (LastByte).
 func (a *Activity) Send(now func() time.Duration, send func()) {

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -73,6 +75,9 @@ type SummaryRow struct {
 	Files []string
 	// Missing counts the planned runs of the row that have no result.
 	Missing int
+	// StoppedEarly maps the row's runs that stopped early (load.early_stop)
+	// to why, by file; they are in the row, with fewer requests.
+	StoppedEarly map[string]string
 	// PerRun holds each metric's value in each run, in Files order.
 	PerRun map[string][]float64
 	// Stats are each metric's statistics over the runs.
@@ -362,6 +367,9 @@ func WriteSummaryTable(w io.Writer, s *ExperimentSummary) error {
 		if r.Missing > 0 {
 			runs += fmt.Sprintf(" (%d missing)", r.Missing)
 		}
+		if k := len(r.StoppedEarly); k > 0 {
+			runs += fmt.Sprintf(" (%d stopped early)", k)
+		}
 		cells := append(s.rowLabels(r, variants), runs)
 		for _, c := range cols {
 			cells = append(cells, formatCell(r.Stats[c.key]))
@@ -536,6 +544,13 @@ func WriteGateReport(w io.Writer, s *ExperimentSummary) error {
 func WriteExperimentConsole(w io.Writer, s *ExperimentSummary) error {
 	if err := WriteSummaryTable(w, s); err != nil {
 		return err
+	}
+	for _, r := range s.Rows { // never mixed silently with full runs
+		for _, f := range slices.Sorted(maps.Keys(r.StoppedEarly)) {
+			if _, err := fmt.Fprintf(w, "Stopped early: %s (%s)\n", f, r.StoppedEarly[f]); err != nil {
+				return err
+			}
+		}
 	}
 	if len(s.Comparisons) > 0 {
 		if _, err := io.WriteString(w, "\n"); err != nil {

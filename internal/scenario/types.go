@@ -206,6 +206,21 @@ type Load struct {
 	// ProbeRequestRate sends side-channel 1-token probes (0 = off, +Inf =
 	// back to back).
 	ProbeRequestRate Float `json:"probe_request_rate"`
+	// EarlyStop, when set, ends a run early once its outcome is settled.
+	EarlyStop *EarlyStop `json:"early_stop,omitempty"`
+	// MaxFailureRate, set by a capacity search whose SLOs bound the
+	// failure rate, stops the run as soon as more requests have failed
+	// than that share of num_prompts (the run then misses the SLO
+	// whatever the rest do). Not a schema field: the search sets it.
+	MaxFailureRate *float64 `json:"-"`
+}
+
+// EarlyStop says when a run ends before all its requests are sent.
+type EarlyStop struct {
+	// Oversaturation stops a run whose in-flight requests keep growing.
+	Oversaturation bool `json:"oversaturation"`
+	// WindowS is how many seconds the growth must last.
+	WindowS float64 `json:"window_s"`
 }
 
 // RampUp ramps the request rate from StartRPS to EndRPS over the run.
