@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/vbench/vbench/internal/argv"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/sweep"
 )
 
 const importDoc = `Print the scenario equivalent to a vllm bench serve command line, as a CUE
@@ -62,6 +65,11 @@ func doImport(cmd *cobra.Command, p Process, args []string) error {
 		if err != nil {
 			return usageErr(fmt.Errorf("--file %s: %w", name, err))
 		}
+		if words, err := sweep.Split(strings.ReplaceAll(line, "\\\n", " ")); err == nil {
+			if sargs, ok := sweepArgs(words); ok {
+				return importSweep(p, sargs)
+			}
+		}
 		if vargs, err = argv.SplitCommandLine(line); err != nil {
 			return usageErr(fmt.Errorf("--file %s: %w", name, err))
 		}
@@ -69,6 +77,9 @@ func doImport(cmd *cobra.Command, p Process, args []string) error {
 		vargs = args[1:]
 	default:
 		vargs = args
+	}
+	if sargs, ok := sweepArgs(vargs); ok {
+		return importSweep(p, sargs)
 	}
 	pc, err := parseArgv(cmd, p, vargs)
 	if err != nil || pc == nil {
@@ -111,4 +122,52 @@ func exportArgv(p Process, sc *scenario.Scenario) ([]byte, error) {
 		line += " " + argv.Quote(args)
 	}
 	return []byte(line + "\n"), nil
+}
+
+// sweepArgs finds a vllm bench sweep serve command line: the flags after
+// "sweep serve", or flags that include --serve-cmd.
+func sweepArgs(words []string) ([]string, bool) {
+	for i := 0; i+1 < len(words) && i < 4; i++ {
+		if words[i] == "sweep" && words[i+1] == "serve" {
+			return words[i+2:], true
+		}
+	}
+	for _, w := range words {
+		if w == "--serve-cmd" || strings.HasPrefix(w, "--serve-cmd=") {
+			return words, true
+		}
+	}
+	return nil, false
+}
+
+// importSweep prints the scenario of a vllm bench sweep serve command line
+// (see sweep.Scenario), header and environment values redacted, and its
+// hash on stderr.
+func importSweep(p Process, args []string) error {
+	var o sweep.Options
+	fs := pflag.NewFlagSet("vllm bench sweep serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageErr(fmt.Errorf("vllm bench sweep serve: %w", err))
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fmt.Errorf("vllm bench sweep serve: unexpected arguments %s", strings.Join(fs.Args(), " ")))
+	}
+	sc, err := sweep.Scenario(o)
+	if err != nil {
+		return usageErr(err)
+	}
+	out, err := scenario.Export(sc.Redacted(), "cue")
+	if err != nil {
+		return failErr(err)
+	}
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	if _, err := p.Stdout.Write(out); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(p.Stderr, "hash: %s\n", sc.Hash())
+	return err
 }

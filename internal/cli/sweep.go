@@ -82,21 +82,7 @@ func newSweepServeCmd(p Process, workload bool) *cobra.Command {
 		},
 	}
 	f := serve.Flags()
-	f.StringVar(&o.ServeCmd, "serve-cmd", "", "the command that runs the server, e.g. 'vllm serve MODEL' (required)")
-	f.StringVar(&o.BenchCmd, "bench-cmd", "", "the benchmark: a vllm bench serve command line (required)")
-	f.StringVar(&o.AfterBenchCmd, "after-bench-cmd", "", "run after each benchmark instead of resetting the server's caches")
-	f.BoolVar(&o.ShowStdout, "show-stdout", false, "show each benchmark's console output")
-	f.IntVar(&o.ServerReadyTimeout, "server-ready-timeout", 300, "seconds the server may take to answer /health")
-	f.StringVar(&o.ServeParams, "serve-params", "", "JSON file of server parameter combinations")
-	f.StringVar(&o.BenchParams, "bench-params", "", "JSON file of benchmark parameter combinations")
-	f.StringVar(&o.LinkVars, "link-vars", "", "serve_key=bench_key,...: run only combinations where the two are equal")
-	f.StringVarP(&o.OutputDir, "output-dir", "o", "results", "the main results directory")
-	f.StringVarP(&o.ExperimentName, "experiment-name", "e", "", "the experiment's directory under --output-dir (default: the start time, YYYYMMDD_HHMMSS)")
-	f.IntVar(&o.NumRuns, "num-runs", 3, "runs per combination")
-	f.IntVar(&o.WarmupNumPrompts, "warmup-num-prompts", 0, "a warm-up run of this many prompts per combination, saved as warmup.json and left out of the summaries")
-	f.BoolVar(&o.ContinueOnError, "continue-on-error", false, "record a failed run in run=<n>.failure.json and go on")
-	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands without running them")
-	f.BoolVar(&o.Resume, "resume", false, "continue an experiment: runs whose result exists are not run again")
+	o.AddFlags(f)
 	if workload {
 		f.StringVar(&o.WorkloadVar, "workload-var", "request_rate", "the variable of each workload level: request_rate or max_concurrency")
 		f.IntVar(&o.WorkloadIters, "workload-iters", 10, "workload levels, the serial and batch ends included")
