@@ -351,12 +351,19 @@ var argvDatasets = []*argvDataset{
 			}
 			setBlazedit(n, d)
 			d.OutputLen = optionalLen(n.hfOutputLen, n.outputLen)
+			d.TextColumn = n.rust.hfTextColumn
 			return scenario.Dataset{Name: "hf", Spec: d}
 		},
 		outputLenPath: "dataset.hf.output_len",
 		values: map[string]func(d scenario.Dataset) []string{
-			"--dataset-path":           func(d scenario.Dataset) []string { return []string{as[dataset.HFSpec](d).Path} },
-			"--no-oversample":          func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).NoOversample) },
+			"--dataset-path":  func(d scenario.Dataset) []string { return []string{as[dataset.HFSpec](d).Path} },
+			"--no-oversample": func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).NoOversample) },
+			"--hf-text-column": func(d scenario.Dataset) []string {
+				if c := as[dataset.HFSpec](d).TextColumn; c != "" {
+					return []string{c}
+				}
+				return nil
+			},
 			"--disable-shuffle":        func(d scenario.Dataset) []string { return storeTrue(as[dataset.HFSpec](d).DisableShuffle) },
 			"--hf-subset":              func(d scenario.Dataset) []string { return nonEmpty(as[dataset.HFSpec](d).Subset) },
 			"--hf-split":               func(d scenario.Dataset) []string { return nonEmpty(as[dataset.HFSpec](d).Split) },

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/scenario"
 )
 
@@ -127,6 +128,8 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.stream_counting", "vllm bench serve counts chunks as vLLM's client does (vbench only: vbench serve --stream-counting exact, or vbench run)")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
+	case s.Dataset.Name == "hf" && as[dataset.HFSpec](s.Dataset).TextColumn != "":
+		return no("dataset.hf.text_column", "vllm bench serve has no flag for it (vllm-bench's --hf-text-column)")
 	case t.ResetPrefixCache:
 		return no("target.reset_prefix_cache", "vllm bench serve has no flag to reset the prefix cache (vllm-bench's --reset-prefix-cache, in a sweep)")
 	case t.Server != nil:

@@ -83,6 +83,7 @@ func TestRustFlagsMap(t *testing.T) {
 		{[]string{"--steady-state-min-window", "0"}, "metrics.steady_state_min_window", `0`},
 		{[]string{"--no-steady-state"}, "metrics.steady_state", `false`},
 		{[]string{"--reset-prefix-cache"}, "target.reset_prefix_cache", `true`},
+		{[]string{"--dataset-name", "hf", "--dataset-path", "org/data", "--hf-text-column", "question"}, "dataset.hf.text_column", `"question"`},
 		{[]string{"--speed-bench-config", "throughput_2k", "--dataset-name", "speed_bench", "--dataset-path", "d"}, "dataset.speed_bench.subset", `"throughput_2k"`},
 	} {
 		cmd, err := ParseCommand(append([]string{"--model", "m"}, tc.args...), Options{})

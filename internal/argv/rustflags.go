@@ -26,7 +26,7 @@ type rustNamespace struct {
 	resetPrefixCache   bool
 	compare            []string
 	dryRun             bool
-	given              map[string]bool
+	hfTextColumn       string
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -75,6 +75,9 @@ var rustFlags = []*flagDef{
 	{name: "--compare", arity: arityPlus, metavar: "FILE", def: "None", rust: true,
 		help: "vllm-bench: compare two saved results (FILE_A FILE_B) instead of running; the last line of each file is read",
 		set:  func(n *namespace, v []string) error { n.rust.compare = v; return nil }},
+	{name: "--hf-text-column", arity: arityOne, metavar: "STR", def: "None", rust: true, paths: []string{"dataset.hf.text_column"},
+		help: "vllm-bench: hf: the prompt column instead of the one found from the first row (a chat column gives its first user message)",
+		set:  func(n *namespace, v []string) error { n.rust.hfTextColumn = v[0]; return nil }},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},

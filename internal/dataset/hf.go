@@ -48,6 +48,10 @@ type HFSpec struct {
 	ASRMinAudioLenSec float64        `json:"asr_min_audio_len_sec"`
 	// BFCLCategories are the BFCL categories to use (--bfcl-categories).
 	BFCLCategories []string `json:"bfcl_categories,omitempty"`
+	// TextColumn, when set, is the prompt column of a dataset none of
+	// vLLM's hf classes serves, instead of the one found from the first row
+	// (vllm-bench's --hf-text-column).
+	TextColumn string `json:"text_column,omitempty"`
 }
 
 func init() {

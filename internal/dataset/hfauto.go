@@ -78,7 +78,12 @@ func isChatList(v any) bool {
 // as the Rust client does: a chat column holding chat messages, then
 // "turns" (a list of strings), then "context" with "input", then the
 // first text column present.
-func detectHFFormat(row hfRow) (hfFormat, error) {
+//
+// A text column given (vllm-bench's --hf-text-column) replaces the search
+// for the prompt: it must be in the row; a list of chat messages there
+// gives its first user message, anything else is the text. The output
+// column is still found.
+func detectHFFormat(row hfRow, textColumn string) (hfFormat, error) {
 	f := hfFormat{}
 	for k := range row {
 		f.columns = append(f.columns, k)
@@ -89,6 +94,18 @@ func detectHFFormat(row hfRow) (hfFormat, error) {
 			f.output = c
 			break
 		}
+	}
+	if c := textColumn; c != "" {
+		v, ok := row[c]
+		switch {
+		case !ok:
+			return f, fmt.Errorf("text_column %q is not a column: the columns are %s", c, strings.Join(f.columns, ", "))
+		case isChatList(v):
+			f.chat = c
+		default:
+			f.prompt = []string{c}
+		}
+		return f, nil
 	}
 	for _, c := range hfChatColumns {
 		if isChatList(row[c]) {
@@ -222,7 +239,7 @@ func hfGeneric(ctx context.Context, id string, rows *hfRows, spec *HFSpec, env E
 				return
 			}
 			if !detected {
-				if f, err = detectHFFormat(r.row); err != nil {
+				if f, err = detectHFFormat(r.row, spec.TextColumn); err != nil {
 					yield(Request{}, fmt.Errorf("%s row %d: %w", r.file, r.index, err))
 					return
 				}

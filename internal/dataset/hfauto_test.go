@@ -34,7 +34,7 @@ func TestDetectHFFormat(t *testing.T) {
 		{"instruction", hfRow{"instruction": "do", "output": "done"}, `prompt column "instruction", output column "output"`, ""},
 		{"none", hfRow{"id": 1.0, "label": "pos"}, "", "no prompt column: the columns are id, label; expected a chat column (conversation, conversations, messages"},
 	} {
-		f, err := detectHFFormat(tc.row)
+		f, err := detectHFFormat(tc.row, "")
 		if tc.err != "" {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
 				t.Errorf("%s: err = %v, want %q", tc.name, err, tc.err)
@@ -48,9 +48,9 @@ func TestDetectHFFormat(t *testing.T) {
 }
 
 func TestHFFormatExtract(t *testing.T) {
-	chat, _ := detectHFFormat(hfRow{"messages": []any{map[string]any{"role": "user", "content": "a"}}})
-	text, _ := detectHFFormat(hfRow{"prompt": "p", "answer": "a"})
-	turns, _ := detectHFFormat(hfRow{"turns": []any{"t"}})
+	chat, _ := detectHFFormat(hfRow{"messages": []any{map[string]any{"role": "user", "content": "a"}}}, "")
+	text, _ := detectHFFormat(hfRow{"prompt": "p", "answer": "a"}, "")
+	turns, _ := detectHFFormat(hfRow{"turns": []any{"t"}}, "")
 	for _, tc := range []struct {
 		name      string
 		f         hfFormat
@@ -348,5 +348,34 @@ func TestHFEmptyShard(t *testing.T) {
 	}
 	if len(reqs) != 2 || reqs[0].Prompt != "a b c d e" || reqs[1].Prompt != "f g h i j" {
 		t.Errorf("requests %+v, want the two rows of the second shard", reqs)
+	}
+}
+
+// A text column given replaces the search for the prompt column: a text
+// column is the prompt, a chat column gives its first user message, the
+// output column is still found, and a column the row lacks is an error
+// that lists the columns.
+func TestHFTextColumn(t *testing.T) {
+	row := hfRow{"prompt": "p", "question": "q", "answer": "a",
+		"dialog": []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "content": "yo"}}}
+	f, err := detectHFFormat(row, "question")
+	if err != nil || !slices.Equal(f.prompt, []string{"question"}) || f.output != "answer" || f.chat != "" {
+		t.Errorf("text column: %+v, %v", f, err)
+	}
+	if p, c, skip, err := f.extract(row); err != nil || skip || p != "q" || c != "a" {
+		t.Errorf("extract %q %q %v %v", p, c, skip, err)
+	}
+	f, err = detectHFFormat(row, "dialog")
+	if err != nil || f.chat != "dialog" {
+		t.Errorf("chat column: %+v, %v", f, err)
+	}
+	if p, _, _, err := f.extract(row); err != nil || p != "hi" {
+		t.Errorf("chat column extract %q, %v", p, err)
+	}
+	if _, err := detectHFFormat(row, "missing"); err == nil || !strings.Contains(err.Error(), `text_column "missing" is not a column: the columns are answer, dialog, prompt, question`) {
+		t.Errorf("missing column: %v", err)
+	}
+	if f, _ := detectHFFormat(row, ""); !slices.Equal(f.prompt, []string{"prompt"}) {
+		t.Errorf("without a text column the prompt column is %v", f.prompt)
 	}
 }
