@@ -313,7 +313,7 @@ var argvDatasets = []*argvDataset{
 			return scenario.Dataset{Name: "speed_bench", Spec: &dataset.SpeedBenchSpec{
 				FileOptions: dataset.FileOptions{Path: n.datasetPath, DisableShuffle: n.disableShuffle, NoOversample: n.noOversample},
 				Subset:      n.speedBenchSubset, OutputLen: int(n.speedBenchOutputLen), Category: n.speedBenchCategory,
-				SkipChatTemplate: n.skipChatTemplate, ChatTemplateKwargs: n.kwargsJSON(),
+				SkipChatTemplate: n.skipChatTemplate, ChatTemplateKwargs: n.kwargsJSON(), MaxInputLen: int(n.rust.speedBenchMaxInputLen),
 			}}
 		},
 		ownOutputLen: "--speed-bench-output-len",
@@ -329,6 +329,9 @@ var argvDatasets = []*argvDataset{
 				return []string{as[dataset.SpeedBenchSpec](d).Subset}
 			},
 			"--speed-bench-output-len": func(d scenario.Dataset) []string { return nonDefault(as[dataset.SpeedBenchSpec](d).OutputLen, 4096) },
+			"--speed-bench-max-input-len": func(d scenario.Dataset) []string {
+				return nonDefault(as[dataset.SpeedBenchSpec](d).MaxInputLen, 0)
+			},
 			"--speed-bench-category": func(d scenario.Dataset) []string {
 				if as[dataset.SpeedBenchSpec](d).Category == "" {
 					return nil

@@ -128,6 +128,8 @@ func formattable(s *scenario.Scenario) error {
 		return no("target.stream_counting", "vllm bench serve counts chunks as vLLM's client does (vbench only: vbench serve --stream-counting exact, or vbench run)")
 	case s.Metrics.TraceContext:
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
+	case s.Dataset.Name == "speed_bench" && as[dataset.SpeedBenchSpec](s.Dataset).MaxInputLen != 0:
+		return no("dataset.speed_bench.max_input_len", "vllm bench serve has no flag for it (vllm-bench's --speed-bench-max-input-len)")
 	case s.Dataset.Name == "hf" && as[dataset.HFSpec](s.Dataset).TextColumn != "":
 		return no("dataset.hf.text_column", "vllm bench serve has no flag for it (vllm-bench's --hf-text-column)")
 	case t.ResetPrefixCache:

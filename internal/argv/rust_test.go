@@ -84,6 +84,7 @@ func TestRustFlagsMap(t *testing.T) {
 		{[]string{"--no-steady-state"}, "metrics.steady_state", `false`},
 		{[]string{"--reset-prefix-cache"}, "target.reset_prefix_cache", `true`},
 		{[]string{"--dataset-name", "hf", "--dataset-path", "org/data", "--hf-text-column", "question"}, "dataset.hf.text_column", `"question"`},
+		{[]string{"--dataset-name", "speed_bench", "--dataset-path", "d", "--speed-bench-max-input-len", "2048"}, "dataset.speed_bench.max_input_len", `2048`},
 		{[]string{"--speed-bench-config", "throughput_2k", "--dataset-name", "speed_bench", "--dataset-path", "d"}, "dataset.speed_bench.subset", `"throughput_2k"`},
 	} {
 		cmd, err := ParseCommand(append([]string{"--model", "m"}, tc.args...), Options{})

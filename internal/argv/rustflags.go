@@ -15,18 +15,19 @@ import (
 // rustNamespace holds the flags of vLLM's Rust client, vllm-bench, that
 // the Python vllm bench serve does not have.
 type rustNamespace struct {
-	numRuns            int64
-	sweepConcurrency   []int64
-	sweepRates         []float64
-	numPromptsFactor   *int64
-	summaryPercentiles []float64
-	steadyThreshold    *float64
-	steadyMinWindow    *float64
-	noSteadyState      bool
-	resetPrefixCache   bool
-	compare            []string
-	dryRun             bool
-	hfTextColumn       string
+	numRuns               int64
+	sweepConcurrency      []int64
+	sweepRates            []float64
+	numPromptsFactor      *int64
+	summaryPercentiles    []float64
+	steadyThreshold       *float64
+	steadyMinWindow       *float64
+	noSteadyState         bool
+	resetPrefixCache      bool
+	compare               []string
+	dryRun                bool
+	hfTextColumn          string
+	speedBenchMaxInputLen int64
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -78,6 +79,16 @@ var rustFlags = []*flagDef{
 	{name: "--hf-text-column", arity: arityOne, metavar: "STR", def: "None", rust: true, paths: []string{"dataset.hf.text_column"},
 		help: "vllm-bench: hf: the prompt column instead of the one found from the first row (a chat column gives its first user message)",
 		set:  func(n *namespace, v []string) error { n.rust.hfTextColumn = v[0]; return nil }},
+	{name: "--speed-bench-max-input-len", arity: arityOne, metavar: "INT", def: "None", rust: true, paths: []string{"dataset.speed_bench.max_input_len"},
+		help: "vllm-bench: speed_bench: cut longer prompts to their first INT tokens",
+		set: func(n *namespace, v []string) error {
+			x, err := rustUint(v[0])
+			if err == nil && x == 0 {
+				err = fmt.Errorf("invalid value 0 (a length is at least 1)")
+			}
+			n.rust.speedBenchMaxInputLen = x
+			return err
+		}},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},

@@ -92,6 +92,7 @@ var implemented = map[string]string{
 	"dataset.hf.no_oversample":                  "no padding to num_prompts; dataset/hfauto_test.go (TestHFFromHub), testdata/script/dataset_hf.txtar",
 	"dataset.hf.subset":                         "the subset's files; dataset/hffiles_test.go (TestResolveHFSplit), testdata/script/dataset_hf.txtar",
 	"dataset.hf.split":                          "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
+	"dataset.speed_bench.max_input_len":         "longer prompts cut; dataset/speed_bench_test.go (TestCutPrompts), argv/rust_test.go (TestRustFlagsMap)",
 	"dataset.hf.text_column":                    "the generic sampler's prompt column; dataset/hfauto_test.go (TestHFTextColumn), argv/rust_test.go (TestRustFlagsMap)",
 	"dataset.hf.bfcl_categories":                "BFCL_v3_<category>.json files, stripped, defaults when empty; dataset/hf_bfcl_test.go (TestBFCLGolden, TestBFCLErrors), testdata/script/bfcl_sim.txtar",
 	"dataset.hf.asr_min_audio_len_sec":          "drops shorter clips; dataset/hfclasses_test.go (TestHFClassesGolden ASRDataset), testdata/script/dataset_hf.txtar",

@@ -34,6 +34,9 @@ type SpeedBenchSpec struct {
 	// ChatTemplateKwargs are passed to the chat template
 	// (--chat-template-kwargs).
 	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+	// MaxInputLen, when positive, cuts a longer prompt to that many
+	// tokens (vllm-bench's --speed-bench-max-input-len).
+	MaxInputLen int `json:"max_input_len,omitempty"`
 }
 
 func init() {
@@ -116,7 +119,31 @@ func speedBench(ctx context.Context, spec SpeedBenchSpec, numPrompts int, tok to
 	custom := CustomSpec{FileOptions: spec.FileOptions, OutputLen: spec.OutputLen, SkipChatTemplate: spec.SkipChatTemplate}
 	custom.Path = file // templating errors name the subset file and line
 	reqs, err := customRequests(ctx, lines, custom, kwargs, numPrompts, speedBenchSeed, tok, idPrefix, logw)
+	if err == nil && spec.MaxInputLen > 0 {
+		cutPrompts(reqs, spec.MaxInputLen, tok)
+	}
 	return reqs, benchCounts(spec.Category, objects, len(lines), reqs), err
+}
+
+// cutPrompts cuts each prompt longer than n tokens to its first n, as
+// vllm-bench's --speed-bench-max-input-len does: the prompt becomes the
+// text of its first tokens (without the special tokens the tokenizer adds,
+// so that with them the prompt is n tokens long), and its length is n.
+func cutPrompts(reqs []Request, n int, tok tokenizer.Tokenizer) {
+	if tok == nil {
+		return
+	}
+	keep := max(n-tok.NumSpecialTokensToAdd(), 1)
+	for i := range reqs {
+		if reqs[i].PromptLen <= n {
+			continue
+		}
+		ids := tok.Encode(reqs[i].Prompt, false)
+		if len(ids) > keep {
+			reqs[i].Prompt = tok.Decode(ids[:keep])
+		}
+		reqs[i].PromptLen = n
+	}
 }
 
 // ReadSpeedBenchDir reads the SPEED-Bench file of subset in the directory

@@ -249,3 +249,25 @@ func FuzzReadSpeedBench(f *testing.F) {
 		}
 	})
 }
+
+// max_input_len cuts the longer prompts to their first tokens, so that
+// with the tokenizer's special tokens they are max_input_len long, and
+// leaves the others alone.
+func TestCutPrompts(t *testing.T) {
+	tok, err := tokenizer.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("the quick brown fox jumps over the lazy dog ", 20)
+	reqs := []Request{
+		{Prompt: long, PromptLen: len(tok.Encode(long, true))},
+		{Prompt: "short prompt", PromptLen: len(tok.Encode("short prompt", true))},
+	}
+	cutPrompts(reqs, 16, tok)
+	if reqs[0].PromptLen != 16 || len(tok.Encode(reqs[0].Prompt, true)) != 16 || !strings.HasPrefix(long, reqs[0].Prompt) {
+		t.Errorf("long prompt: %d tokens, %q", reqs[0].PromptLen, reqs[0].Prompt)
+	}
+	if reqs[1].Prompt != "short prompt" || reqs[1].PromptLen != 2 {
+		t.Errorf("short prompt changed: %+v", reqs[1])
+	}
+}
