@@ -83,6 +83,8 @@ func TestRustFlagsMap(t *testing.T) {
 		{[]string{"--steady-state-min-window", "0"}, "metrics.steady_state_min_window", `0`},
 		{[]string{"--no-steady-state"}, "metrics.steady_state", `false`},
 		{[]string{"--reset-prefix-cache"}, "target.reset_prefix_cache", `true`},
+		{[]string{"--profile", "--profile-batch-threshold", "8", "--profile-duration", "2.5"}, "target.profile_batch_threshold", `8`},
+		{[]string{"--profile", "--profile-batch-threshold", "8", "--profile-duration", "2.5"}, "target.profile_duration", `2.5`},
 		{[]string{"--dataset-name", "hf", "--dataset-path", "org/data", "--hf-text-column", "question"}, "dataset.hf.text_column", `"question"`},
 		{[]string{"--dataset-name", "speed_bench", "--dataset-path", "d", "--speed-bench-max-input-len", "2048"}, "dataset.speed_bench.max_input_len", `2048`},
 		{[]string{"--speed-bench-config", "throughput_2k", "--dataset-name", "speed_bench", "--dataset-path", "d"}, "dataset.speed_bench.subset", `"throughput_2k"`},
@@ -118,6 +120,8 @@ func TestRustFlagErrors(t *testing.T) {
 		{[]string{"--sweep-summary-percentiles", "101"}, "want numbers in [0, 100]", false},
 		{[]string{"--num-runs", "-2"}, "want a non-negative integer", false},
 		{[]string{"--compare", "a.json"}, "--compare: takes two files, FILE_A FILE_B, got 1", false},
+		{[]string{"--profile-batch-threshold", "8"}, "--profile-batch-threshold 8: requires --profile", false},
+		{[]string{"--profile", "--profile-duration", "3"}, "--profile-duration 3: needs --profile-batch-threshold", false},
 		{[]string{"--multi-turn"}, "--multi-turn: vllm-bench's flag is not supported yet", true},
 		{[]string{"--max-model-len", "4096"}, "--max-model-len: vllm-bench's flag is not supported yet", true},
 	} {

@@ -28,6 +28,8 @@ type rustNamespace struct {
 	dryRun                bool
 	hfTextColumn          string
 	speedBenchMaxInputLen int64
+	profileThreshold      int64
+	profileDuration       *float64
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -89,6 +91,16 @@ var rustFlags = []*flagDef{
 			n.rust.speedBenchMaxInputLen = x
 			return err
 		}},
+	{name: "--profile-batch-threshold", arity: arityOne, metavar: "INT", def: "None", rust: true, paths: []string{"target.profile_batch_threshold"},
+		help: "vllm-bench: with --profile, start the profiler once the server runs INT requests (its /metrics, every 0.5 s)",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.profileThreshold })},
+	{name: "--profile-duration", arity: arityOne, metavar: "SECONDS", def: "5", rust: true, paths: []string{"target.profile_duration"},
+		help: "vllm-bench: how long the --profile-batch-threshold profiler runs",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.profileDuration = &x
+			return err
+		}},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},
@@ -96,6 +108,9 @@ var rustFlags = []*flagDef{
 
 //go:embed testdata/rust-unsupported.txt
 var rustUnsupportedFile string
+
+// defaultRustProfileDuration is vllm-bench's --profile-duration default.
+const defaultRustProfileDuration = 5.0
 
 // rustUnsupported maps each vllm-bench flag vbench does not implement yet
 // to the reason, from testdata/rust-unsupported.txt.
@@ -205,6 +220,15 @@ func (p *parser) validateRust() error {
 	if w := r.steadyMinWindow; w != nil && !(*w >= 0) {
 		return flagErr(p.raw["--steady-state-min-window"], "must be at least 0")
 	}
+	if r.profileThreshold > 0 && !p.ns.profile {
+		return flagErr(p.raw["--profile-batch-threshold"], "requires --profile")
+	}
+	if d := r.profileDuration; d != nil && !(*d > 0) {
+		return flagErr(p.raw["--profile-duration"], "must be greater than 0")
+	}
+	if d := r.profileDuration; d != nil && *d != defaultRustProfileDuration && r.profileThreshold == 0 {
+		return flagErr(p.raw["--profile-duration"], "needs --profile-batch-threshold (without it the profiler runs for the whole run)")
+	}
 	if r.compare != nil && len(r.compare) != 2 {
 		return flagErr("--compare", fmt.Sprintf("takes two files, FILE_A FILE_B, got %d", len(r.compare)))
 	}
@@ -223,6 +247,10 @@ func (p *parser) applyRust(sc *scenario.Scenario) {
 	}
 	sc.Metrics.SteadyStateThreshold, sc.Metrics.SteadyStateMinWindow = r.steadyThreshold, r.steadyMinWindow
 	sc.Target.ResetPrefixCache = r.resetPrefixCache
+	sc.Target.ProfileBatchThreshold = int(r.profileThreshold)
+	if d := r.profileDuration; d != nil && r.profileThreshold > 0 && *d != defaultRustProfileDuration {
+		sc.Target.ProfileDuration = *d
+	}
 	if len(r.summaryPercentiles) > 0 {
 		ps := slices.Clone(sc.Metrics.MetricPercentiles)
 		for _, x := range append(slices.Clone(r.summaryPercentiles), 90) {

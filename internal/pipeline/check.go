@@ -43,6 +43,12 @@ func checkRun(sc *scenario.Scenario) error {
 	if sc.Target.Server != nil && sc.Target.Simulator != nil {
 		return unsupported("target.server and target.simulator are both set: the simulator is vbench's own in-process server, so a run has one or the other")
 	}
+	if t := sc.Target; t.ProfileBatchThreshold > 0 && !t.Profile {
+		return unsupported("target.profile_batch_threshold needs target.profile: true (vllm-bench's --profile-batch-threshold needs --profile)")
+	}
+	if t := sc.Target; t.ProfileDuration > 0 && t.ProfileBatchThreshold <= 0 {
+		return unsupported("target.profile_duration needs target.profile_batch_threshold: without it the profiler runs for the whole run")
+	}
 	if err := dataset.Check(sc.Dataset); err != nil {
 		return unsupported("%v", err)
 	}

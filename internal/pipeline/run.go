@@ -358,7 +358,9 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if r := sc.Load.RampUp; r != nil {
 		traffic.RampUp = &report.RampUp{Strategy: r.Strategy, StartRPS: r.StartRPS, EndRPS: r.EndRPS}
 	}
-	traffic.Profile = pr.profile(ctx, env, "/start_profile")
+	if sc.Target.ProfileBatchThreshold <= 0 { // else started during the run
+		traffic.Profile = pr.profile(ctx, env, "/start_profile")
+	}
 	traffic.SelfTimed = selfTimed(sc)
 	if w := selfTimedIgnored(sc); w != "" && env.Argv == nil {
 		obs.Diagnostic(w)
@@ -426,6 +428,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	var skipped atomic.Int64 // requests the dataset said not to send (an ended conversation's turns)
 	turns := &turnStats{}
 	sinks = append(sinks, turns)
+	profiler := pr.startThresholdProfiler(runCtx, env)
 	res := run.RunWith(runCtx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
 		pr.window.take,
 		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
@@ -444,6 +447,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 		})
 
 	pr.window.stop()
+	profiler.finish(env, sc.Target.ProfileBatchThreshold)
 	samples := sampler.stop()
 	display.Finish()
 	pr.datasetLog.flush()

@@ -89,6 +89,12 @@ type Target struct {
 	LoraAssignment string `json:"lora_assignment"`
 	// Profile posts /start_profile and /stop_profile around the run.
 	Profile bool `json:"profile"`
+	// ProfileBatchThreshold, with Profile, starts the profiler once the
+	// server runs that many requests (0 = at the start, as vLLM does).
+	ProfileBatchThreshold int `json:"profile_batch_threshold,omitempty"`
+	// ProfileDuration is how long the threshold's profiler runs, in
+	// seconds (0 = vllm-bench's 5).
+	ProfileDuration float64 `json:"profile_duration,omitempty"`
 	// ResetPrefixCache posts /reset_prefix_cache before each run of an
 	// experiment.
 	ResetPrefixCache bool `json:"reset_prefix_cache,omitempty"`
