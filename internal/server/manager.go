@@ -22,7 +22,8 @@ var CacheResets = []string{"/reset_prefix_cache", "/reset_mm_cache", "/reset_enc
 // server a run needs, reuses it for the next run when that needs the same
 // one, and restarts it when not.
 type Manager struct {
-	// Stderr gets one line per start, stop and reset problem.
+	// Stderr gets one line per start, stop and reset problem (nothing
+	// when nil).
 	Stderr io.Writer
 	// Starts counts the servers started.
 	Starts int
@@ -63,6 +64,9 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // it is the same and alive, else stops it and starts sc's. With no
 // target.server it stops any current server.
 func (m *Manager) Ensure(ctx context.Context, sc *scenario.Scenario, dir string) error {
+	if m.Stderr == nil {
+		m.Stderr = io.Discard
+	}
 	cfg, err := ConfigOf(sc, dir)
 	if err != nil {
 		return err
@@ -126,6 +130,9 @@ func (m *Manager) AfterRun(ctx context.Context, sc *scenario.Scenario) error {
 	if s == nil || m.cur == nil || m.cur.Died() != nil {
 		return nil
 	}
+	if m.Stderr == nil {
+		m.Stderr = io.Discard
+	}
 	if len(s.AfterRun) > 0 {
 		cmd := exec.CommandContext(ctx, s.AfterRun[0], s.AfterRun[1:]...)
 		cmd.Stdout, cmd.Stderr = m.Stderr, m.Stderr
@@ -169,6 +176,9 @@ func (m *Manager) AfterRun(ctx context.Context, sc *scenario.Scenario) error {
 func (m *Manager) Close() error {
 	if m.cur == nil {
 		return nil
+	}
+	if m.Stderr == nil {
+		m.Stderr = io.Discard
 	}
 	fmt.Fprintf(m.Stderr, "Stopping the server\n")
 	err := m.cur.Stop()

@@ -137,12 +137,25 @@ func replaceOption(argv []string, name string, opt []string) []string {
 			continue
 		}
 		end := i + 1
-		if !hasValue && flag == "--"+name && end < len(argv) && !strings.HasPrefix(argv[end], "-") {
-			end++ // "--name value"
+		// "--name value": the value goes too, when the new option has one
+		// (a bare option replaced by one takes no positional argument
+		// with it). A negative number is a value, not an option.
+		if !hasValue && flag == "--"+name && len(opt) == 2 && end < len(argv) && isValue(argv[end]) {
+			end++
 		}
 		return slices.Concat(argv[:i], opt, argv[end:])
 	}
 	return append(argv, opt...)
+}
+
+// isValue says whether an argv word after an option is its value: not an
+// option itself, unless it is a negative number.
+func isValue(w string) bool {
+	if !strings.HasPrefix(w, "-") {
+		return true
+	}
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
 }
 
 // Proc is a running server.
@@ -206,8 +219,12 @@ func (p *Proc) waitReady(ctx context.Context) error {
 		if resp, err := client.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
+			select {
+			case <-p.done: // another process answered on its port
+			default:
+				if resp.StatusCode == http.StatusOK {
+					return nil
+				}
 			}
 		}
 		select {
@@ -275,6 +292,9 @@ func (p *Proc) tailNote() string {
 // Tail returns the last n lines of the file at path (from its last 16 KiB),
 // each indented by two spaces, or "" when it cannot be read or is empty.
 func Tail(path string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -285,13 +305,19 @@ func Tail(path string, n int) string {
 	if err != nil {
 		return ""
 	}
-	off := max(st.Size()-window, 0)
+	// One byte before the window says whether its first line is whole.
+	off := max(st.Size()-window-1, 0)
 	b := make([]byte, st.Size()-off)
 	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
 		return ""
 	}
+	partial := false
+	if off > 0 {
+		partial = b[0] != '\n'
+		b = b[1:]
+	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if off > 0 && len(lines) > 1 {
+	if partial && len(lines) > 1 {
 		lines = lines[1:] // a partial first line
 	}
 	lines = lines[max(len(lines)-n, 0):]
