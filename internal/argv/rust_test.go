@@ -98,7 +98,33 @@ func TestRustFlagsMap(t *testing.T) {
 			t.Errorf("%q: %s = %s, want %s", tc.args, tc.path, got, tc.want)
 		}
 	}
-	cmd, err := ParseCommand([]string{"--compare", "a.json", "b.json", "--dry-run"}, Options{})
+	mt := []string{"--model", "m", "--backend", "openai-chat", "--endpoint", "/v1/chat/completions", "--multi-turn", "--num-prompts", "20",
+		"--random-input-len", "64", "--random-output-len", "32", "--multi-turn-min-turns", "2", "--multi-turn-max-turns", "6",
+		"--multi-turn-delay-ms", "250", "--multi-turn-concurrency", "8", "--request-rate", "5"}
+	cmd, err := ParseCommand(mt, Options{})
+	if err != nil {
+		t.Fatalf("--multi-turn: %v", err)
+	}
+	for path, want := range map[string]string{
+		"dataset.conversations.conversations":  `20`,
+		"dataset.conversations.turns":          `{"uniform":{"max":6,"min":2}}`,
+		"dataset.conversations.input_len":      `64`,
+		"dataset.conversations.output_len":     `32`,
+		"dataset.conversations.think_time_ms":  `250`,
+		"dataset.conversations.session_header": `"X-Session-ID"`,
+		"load.max_concurrency":                 `8`,
+		"load.request_rate":                    `"inf"`,
+		"sampling.extra_body":                  `{"min_tokens":32}`,
+		"metrics.steady_state":                 `false`,
+	} {
+		if got := fieldJSON(t, cmd.Scenario, path); got != want {
+			t.Errorf("--multi-turn: %s = %s, want %s", path, got, want)
+		}
+	}
+	if !slices.ContainsFunc(cmd.Warnings, func(w string) bool { return strings.Contains(w, "--request-rate is not used with --multi-turn") }) {
+		t.Errorf("no warning about --request-rate: %q", cmd.Warnings)
+	}
+	cmd, err = ParseCommand([]string{"--compare", "a.json", "b.json", "--dry-run"}, Options{})
 	if err != nil || !slices.Equal(cmd.Compare, []string{"a.json", "b.json"}) || !cmd.DryRun {
 		t.Errorf("--compare and --dry-run: %+v, %v", cmd, err)
 	}
@@ -122,7 +148,12 @@ func TestRustFlagErrors(t *testing.T) {
 		{[]string{"--compare", "a.json"}, "--compare: takes two files, FILE_A FILE_B, got 1", false},
 		{[]string{"--profile-batch-threshold", "8"}, "--profile-batch-threshold 8: requires --profile", false},
 		{[]string{"--profile", "--profile-duration", "3"}, "--profile-duration 3: needs --profile-batch-threshold", false},
-		{[]string{"--multi-turn"}, "--multi-turn: vllm-bench's flag is not supported yet", true},
+		{[]string{"--multi-turn"}, "--multi-turn: needs --backend openai-chat", false},
+		{[]string{"--backend", "openai-chat", "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", "x"}, "--multi-turn: vllm-bench's multi-turn mode with --dataset-name sharegpt is not supported yet", true},
+		{[]string{"--backend", "openai-chat", "--multi-turn", "--multi-turn-min-turns", "5", "--multi-turn-max-turns", "2"}, "--multi-turn-min-turns: 5 is above the most turns, 2", false},
+		{[]string{"--backend", "openai-chat", "--multi-turn", "--multi-turn-prefix-global-ratio", "0.2"}, "prefix-sharing multi-turn mode", true},
+		{[]string{"--backend", "openai-chat", "--multi-turn", "--per-turn-input-len", "10"}, "later turns 10 tokens long while the first is 1024", true},
+		{[]string{"--backend", "openai-chat", "--multi-turn", "--random-range-ratio", "0.5"}, "needs a fixed --random-output-len here", true},
 		{[]string{"--max-model-len", "4096"}, "--max-model-len: vllm-bench's flag is not supported yet", true},
 	} {
 		_, err := ParseCommand(tc.args, Options{})

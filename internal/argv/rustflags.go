@@ -30,6 +30,14 @@ type rustNamespace struct {
 	speedBenchMaxInputLen int64
 	profileThreshold      int64
 	profileDuration       *float64
+
+	// --multi-turn and its options.
+	multiTurn                          bool
+	mtNumTurns, mtMinTurns, mtMaxTurns int64
+	mtConcurrency                      *int64
+	mtDelayMs                          int64
+	mtGlobalRatio, mtConvRatio         float64
+	perTurnInputLen                    int64
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -101,6 +109,44 @@ var rustFlags = []*flagDef{
 			n.rust.profileDuration = &x
 			return err
 		}},
+	{name: "--multi-turn", arity: arityZero, def: "False", rust: true, paths: []string{"dataset.conversations"},
+		help: "vllm-bench: multi-turn conversations (openai-chat, random dataset): --num-prompts conversations, each turn's history sent with it (dataset.conversations)",
+		set:  func(n *namespace, _ []string) error { n.rust.multiTurn = true; return nil }},
+	{name: "--multi-turn-num-turns", arity: arityOne, metavar: "INT", def: "3", rust: true, paths: []string{"dataset.conversations.turns"},
+		help: "vllm-bench: turns per conversation", set: setRustInt(func(r *rustNamespace) *int64 { return &r.mtNumTurns })},
+	{name: "--multi-turn-min-turns", arity: arityOne, metavar: "INT", def: "0", rust: true, paths: []string{"dataset.conversations.turns"},
+		help: "vllm-bench: with --multi-turn-max-turns, turns drawn uniformly per conversation (0: --multi-turn-num-turns)",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.mtMinTurns })},
+	{name: "--multi-turn-max-turns", arity: arityOne, metavar: "INT", def: "0", rust: true, paths: []string{"dataset.conversations.turns"},
+		help: "vllm-bench: the most turns of a conversation (0: --multi-turn-num-turns)",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.mtMaxTurns })},
+	{name: "--multi-turn-concurrency", arity: arityOne, metavar: "INT", def: "None", rust: true, paths: []string{"load.max_concurrency"},
+		help: "vllm-bench: the most turns in flight at once (default: --max-concurrency)",
+		set: func(n *namespace, v []string) error {
+			x, err := rustUint(v[0])
+			n.rust.mtConcurrency = &x
+			return err
+		}},
+	{name: "--multi-turn-delay-ms", arity: arityOne, metavar: "INT", def: "0", rust: true, paths: []string{"dataset.conversations.think_time_ms"},
+		help: "vllm-bench: the pause between an answer and the next turn, in ms",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.mtDelayMs })},
+	{name: "--multi-turn-prefix-global-ratio", arity: arityOne, metavar: "FLOAT", def: "0", rust: true, paths: []string{"dataset.conversations"},
+		help: "vllm-bench: share of each message that is a prefix shared by all conversations (its no-history mode: not supported yet above 0)",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.mtGlobalRatio = x
+			return err
+		}},
+	{name: "--multi-turn-prefix-conversation-ratio", arity: arityOne, metavar: "FLOAT", def: "0", rust: true, paths: []string{"dataset.conversations"},
+		help: "vllm-bench: share of each message that is a prefix shared by a conversation's turns (its no-history mode: not supported yet above 0)",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.mtConvRatio = x
+			return err
+		}},
+	{name: "--per-turn-input-len", arity: arityOne, metavar: "INT", def: "0", rust: true, paths: []string{"dataset.conversations.input_len"},
+		help: "vllm-bench: the input length of turns after the first (0: the first's; only equal to it is supported yet)",
+		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.perTurnInputLen })},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},
@@ -229,6 +275,9 @@ func (p *parser) validateRust() error {
 	if d := r.profileDuration; d != nil && *d != defaultRustProfileDuration && r.profileThreshold == 0 {
 		return flagErr(p.raw["--profile-duration"], "needs --profile-batch-threshold (without it the profiler runs for the whole run)")
 	}
+	if err := p.validateMultiTurn(); err != nil {
+		return err
+	}
 	if r.compare != nil && len(r.compare) != 2 {
 		return flagErr("--compare", fmt.Sprintf("takes two files, FILE_A FILE_B, got %d", len(r.compare)))
 	}
@@ -291,10 +340,147 @@ func (p *parser) applyRust(sc *scenario.Scenario) {
 	case r.numRuns > 1:
 		sc.Repeat = &scenario.Repeat{Count: int(r.numRuns)}
 	}
+	if r.multiTurn {
+		p.applyMultiTurn(sc)
+	} else if slices.ContainsFunc(p.given, func(f string) bool { return strings.HasPrefix(f, "--multi-turn-") || f == "--per-turn-input-len" }) {
+		p.warnings = append(p.warnings, "the --multi-turn-* options have no effect without --multi-turn")
+	}
 	if sc.Sweep != nil && r.numRuns > 1 {
 		p.warnings = append(p.warnings, "--num-runs is ignored in a sweep, as in vllm-bench")
 	}
 	if r.numPromptsFactor != nil && len(r.sweepConcurrency) == 0 {
 		p.warnings = append(p.warnings, "--sweep-num-prompts-factor has no effect without --sweep-max-concurrency")
+	}
+}
+
+// multiTurnTurns returns the number of turns per conversation: the
+// inclusive range --multi-turn-min-turns..--multi-turn-max-turns, each 0
+// meaning --multi-turn-num-turns (3).
+func (r *rustNamespace) multiTurnTurns(given []string) (lo, hi int64) {
+	n := int64(3)
+	if slices.Contains(given, "--multi-turn-num-turns") {
+		n = r.mtNumTurns
+	}
+	lo, hi = r.mtMinTurns, r.mtMaxTurns
+	if lo == 0 {
+		lo = n
+	}
+	if hi == 0 {
+		hi = n
+	}
+	return lo, hi
+}
+
+// randomLens are the random dataset's lengths as the flags set them:
+// input and output, each with its range ratio.
+func (n *namespace) randomLens() (in, out int64) {
+	in, out = n.randomInputLen, n.randomOutputLen
+	if n.inputLen != nil {
+		in = *n.inputLen
+	}
+	if n.outputLen != nil {
+		out = *n.outputLen
+	}
+	return in, out
+}
+
+// validateMultiTurn applies vllm-bench's checks of --multi-turn, and
+// refuses what vbench's conversations cannot run the same way yet.
+func (p *parser) validateMultiTurn() error {
+	n, r := p.ns, &p.ns.rust
+	if !r.multiTurn {
+		return nil
+	}
+	lo, hi := r.multiTurnTurns(p.given)
+	switch {
+	case n.backend != "openai-chat":
+		return flagErr("--multi-turn", "needs --backend openai-chat")
+	case n.datasetName != "random":
+		return &Error{Flag: "--multi-turn", Unsupported: true,
+			Msg: "vllm-bench's multi-turn mode with --dataset-name " + n.datasetName + " is not supported yet (random only: its synthetic conversations)"}
+	case lo < 1:
+		return flagErr(p.raw["--multi-turn-num-turns"], "a conversation has at least one turn")
+	case lo > hi:
+		return flagErr("--multi-turn-min-turns", fmt.Sprintf("%d is above the most turns, %d", lo, hi))
+	case r.mtGlobalRatio != 0 || r.mtConvRatio != 0:
+		return &Error{Flag: "--multi-turn-prefix-global-ratio", Unsupported: true,
+			Msg: "vllm-bench's prefix-sharing multi-turn mode (each turn sent without its history) is not supported yet"}
+	}
+	in, _ := n.randomLens()
+	if r.perTurnInputLen != 0 && r.perTurnInputLen != in {
+		return &Error{Flag: "--per-turn-input-len", Unsupported: true,
+			Msg: fmt.Sprintf("later turns %d tokens long while the first is %d is not supported yet (each turn of dataset.conversations has input_len)", r.perTurnInputLen, in)}
+	}
+	if !n.ignoreEOS && n.rangeRatio.Output != 0 {
+		if _, ok := n.extraBody["min_tokens"]; !ok {
+			return &Error{Flag: "--multi-turn", Unsupported: true,
+				Msg: "vllm-bench holds each turn to its output length with min_tokens, which needs a fixed --random-output-len here: add --ignore-eos or leave out the output range ratio"}
+		}
+	}
+	return nil
+}
+
+// applyMultiTurn maps --multi-turn onto dataset.conversations, as
+// vllm-bench runs its synthetic conversations: --num-prompts
+// conversations that all start at once, the turns drawn uniformly between
+// the least and the most, each turn's user message --random-input-len and
+// its answer --random-output-len tokens (with the range ratio), the whole
+// history sent with each turn, an X-Session-ID header with the
+// conversation's id, --multi-turn-delay-ms between an answer and the next
+// turn, --multi-turn-concurrency (else --max-concurrency) turns in flight
+// at most, a conversation ended by its first failed turn, and min_tokens
+// holding each answer to its length unless --ignore-eos. The request rate
+// and the steady-state window are not used.
+func (p *parser) applyMultiTurn(sc *scenario.Scenario) {
+	n, r := p.ns, &p.ns.rust
+	lo, hi := r.multiTurnTurns(p.given)
+	in, out := n.randomLens()
+	dist := func(v int64, ratio float64) json.RawMessage {
+		if ratio == 0 {
+			b, _ := json.Marshal(v)
+			return b
+		}
+		b, _ := json.Marshal(map[string]any{"uniform": map[string]any{
+			"min": math.Floor(float64(v) * (1 - ratio)), "max": math.Ceil(float64(v) * (1 + ratio))}})
+		return b
+	}
+	turns, _ := json.Marshal(lo)
+	if hi != lo {
+		turns, _ = json.Marshal(map[string]any{"uniform": map[string]any{"min": lo, "max": hi}})
+	}
+	spec := map[string]json.RawMessage{
+		"conversations":  json.RawMessage(strconv.FormatInt(n.numPrompts, 10)),
+		"turns":          turns,
+		"input_len":      dist(in, n.rangeRatio.Input),
+		"output_len":     dist(out, n.rangeRatio.Output),
+		"think_time_ms":  json.RawMessage(strconv.FormatInt(r.mtDelayMs, 10)),
+		"session_header": json.RawMessage(`"X-Session-ID"`),
+		"shared_prefix":  json.RawMessage(`{"scope": "none", "len": 0}`),
+		"on_failed_turn": json.RawMessage(`"end"`), // vllm-bench ends a conversation at its first failed turn
+		"history":        json.RawMessage(`"server"`),
+	}
+	var ds scenario.Dataset
+	raw, _ := json.Marshal(map[string]any{"conversations": spec})
+	if err := json.Unmarshal(raw, &ds); err == nil {
+		sc.Dataset = ds
+	}
+	if r.mtConcurrency != nil {
+		c := int(*r.mtConcurrency)
+		sc.Load.MaxConcurrency = &c
+	}
+	if !math.IsInf(float64(sc.Load.RequestRate), 1) {
+		p.warnings = append(p.warnings, "--request-rate is not used with --multi-turn, as in vllm-bench: the conversations start at once")
+		sc.Load.RequestRate = scenario.Float(math.Inf(1))
+	}
+	off := false
+	sc.Metrics.SteadyState = &off
+	if !n.ignoreEOS && n.rangeRatio.Output == 0 {
+		if _, ok := sc.Sampling.ExtraBody["min_tokens"]; !ok {
+			body := map[string]any{"min_tokens": out}
+			for k, v := range sc.Sampling.ExtraBody {
+				body[k] = v
+			}
+			sc.Sampling.ExtraBody = body
+		}
 	}
 }
