@@ -54,7 +54,8 @@ var argvDatasets = []*argvDataset{
 		generated: true,
 		dataset: func(n *namespace) scenario.Dataset {
 			r := &dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
-				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: int(n.randomBatchSize)}
+				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: int(n.randomBatchSize),
+				PromptTokenIDs: n.rust.promptTokenIDs}
 			if n.inputLen != nil {
 				r.InputLen = int(*n.inputLen)
 			}
@@ -73,6 +74,7 @@ var argvDatasets = []*argvDataset{
 			},
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).PrefixLen)} },
 			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomSpec](d).BatchSize, 1) },
+			"--prompt-token-ids":  func(d scenario.Dataset) []string { return storeTrue(as[dataset.RandomSpec](d).PromptTokenIDs) },
 		},
 	},
 	{

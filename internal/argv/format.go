@@ -130,6 +130,8 @@ func formattable(s *scenario.Scenario) error {
 		return no("metrics.trace_context", "vllm bench serve sends no traceparent header (vbench only: run the scenario with vbench run)")
 	case s.Dataset.Name == "speed_bench" && as[dataset.SpeedBenchSpec](s.Dataset).MaxInputLen != 0:
 		return no("dataset.speed_bench.max_input_len", "vllm bench serve has no flag for it (vllm-bench's --speed-bench-max-input-len)")
+	case s.Dataset.Name == "random" && as[dataset.RandomSpec](s.Dataset).PromptTokenIDs:
+		return no("dataset.random.prompt_token_ids", "vllm bench serve has no flag for it (vllm-bench's --prompt-token-ids)")
 	case s.Dataset.Name == "hf" && as[dataset.HFSpec](s.Dataset).TextColumn != "":
 		return no("dataset.hf.text_column", "vllm bench serve has no flag for it (vllm-bench's --hf-text-column)")
 	case t.ResetPrefixCache:

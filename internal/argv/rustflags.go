@@ -38,6 +38,7 @@ type rustNamespace struct {
 	mtDelayMs                          int64
 	mtGlobalRatio, mtConvRatio         float64
 	perTurnInputLen                    int64
+	promptTokenIDs                     bool
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -147,6 +148,9 @@ var rustFlags = []*flagDef{
 	{name: "--per-turn-input-len", arity: arityOne, metavar: "INT", def: "0", rust: true, paths: []string{"dataset.conversations.input_len"},
 		help: "vllm-bench: the input length of turns after the first (0: the first's; only equal to it is supported yet)",
 		set:  setRustInt(func(r *rustNamespace) *int64 { return &r.perTurnInputLen })},
+	{name: "--prompt-token-ids", arity: arityZero, def: "False", rust: true, paths: []string{"dataset.random.prompt_token_ids"},
+		help: "vllm-bench: random: send each prompt as its token ids, exactly as drawn (completions backends)",
+		set:  func(n *namespace, _ []string) error { n.rust.promptTokenIDs = true; return nil }},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},
@@ -274,6 +278,12 @@ func (p *parser) validateRust() error {
 	}
 	if d := r.profileDuration; d != nil && *d != defaultRustProfileDuration && r.profileThreshold == 0 {
 		return flagErr(p.raw["--profile-duration"], "needs --profile-batch-threshold (without it the profiler runs for the whole run)")
+	}
+	if r.promptTokenIDs && p.ns.datasetName != "random" {
+		return flagErr("--prompt-token-ids", "needs --dataset-name random")
+	}
+	if r.promptTokenIDs && p.ns.randomBatchSize > 1 {
+		return flagErr("--prompt-token-ids", "cannot be used with --random-batch-size above 1")
 	}
 	if err := p.validateMultiTurn(); err != nil {
 		return err

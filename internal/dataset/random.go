@@ -52,6 +52,11 @@ type RandomSpec struct {
 	// BatchSize groups this many prompts into one request, for embeddings
 	// (--random-batch-size).
 	BatchSize int `json:"batch_size"`
+	// PromptTokenIDs sends each prompt as its token ids, exactly as drawn
+	// (no decoding to text and re-encoding), as vllm-bench's
+	// --prompt-token-ids does: the lengths are exact, and the server's
+	// tokenizer is not consulted.
+	PromptTokenIDs bool `json:"prompt_token_ids,omitempty"`
 }
 
 func init() {
@@ -297,6 +302,9 @@ func newRandomGenOf(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.T
 	if spec.PrefixLen < 0 {
 		return g, fmt.Errorf("random dataset: prefix_len %d is negative", spec.PrefixLen)
 	}
+	if spec.PromptTokenIDs && spec.BatchSize > 1 {
+		return g, fmt.Errorf("random dataset: prompt_token_ids cannot batch prompts (batch_size %d)", spec.BatchSize)
+	}
 	rIn, rOut := spec.RangeRatio.Input, spec.RangeRatio.Output
 	if !(rIn >= 0 && rIn < 1) {
 		return g, fmt.Errorf("random dataset: range_ratio.input %v must be in [0, 1)", rIn)
@@ -361,6 +369,10 @@ func newRandomGenOf(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.T
 		for k, j := range idx {
 			seq[k] = g.allowed[j]
 		}
+		if spec.PromptTokenIDs { // sent as drawn
+			g.prefix = seq
+			return g, nil
+		}
 		f := &fixup{seq: seq, target: spec.PrefixLen, tries: maxRetries, keep: true}
 		if err := f.finish(tok, rng, vocab); err != nil {
 			return g, fmt.Errorf("random dataset: prefix: %w", err)
@@ -408,9 +420,23 @@ func (g *randomGen) nextThen(k, workers int, then func(r *Request) error) ([]Req
 			seq = append(seq, g.allowed[(start+t)%len(g.allowed)])
 		}
 		fixes[j] = fixup{seq: seq, target: g.spec.PrefixLen + inLen, tries: maxRetries}
-		fixes[j].run(g.tok)
+		if !g.spec.PromptTokenIDs {
+			fixes[j].run(g.tok)
+		}
 	})
 	reqs := make([]Request, m)
+	if g.spec.PromptTokenIDs { // the ids as drawn, no fix-up
+		for j := range fixes {
+			reqs[j] = Request{PromptTokens: fixes[j].seq, PromptLen: len(fixes[j].seq), OutputLen: outLens[j], ID: g.idPrefix + strconv.Itoa(from+j)}
+			if then != nil {
+				if err := then(&reqs[j]); err != nil {
+					return nil, fmt.Errorf("request %d: %w", from+j, err)
+				}
+			}
+		}
+		g.i += m
+		return reqs, nil
+	}
 	for j := range fixes {
 		f := &fixes[j]
 		if err := f.finish(g.tok, g.rng, g.vocab); err != nil {

@@ -457,3 +457,37 @@ func TestRandomWorkers(t *testing.T) {
 		t.Error("the requests made on one goroutine differ from those made on every core")
 	}
 }
+
+// With prompt_token_ids each prompt is its drawn token ids: no text, the
+// exact drawn length, the same lengths and output lengths as the text
+// prompts of the same seed (the draws before the fix-ups are the same),
+// every prompt starting with the same raw prefix; batches are refused.
+func TestRandomPromptTokenIDs(t *testing.T) {
+	tok := o200k(t)
+	spec := RandomSpec{InputLen: 64, OutputLen: 16, PrefixLen: 8, RangeRatio: RangeRatio{Input: 0.5, Output: 0.5}}
+	text, _, err := Random(spec, 40, 3, tok, "r-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.PromptTokenIDs = true
+	ids, _, err := Random(spec, 40, 3, tok, "r-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := ids[0].PromptTokens[:8]
+	for i, r := range ids {
+		if r.Prompt != "" || r.PromptLen != len(r.PromptTokens) || r.ID != text[i].ID || r.OutputLen != text[i].OutputLen {
+			t.Fatalf("request %d: %+v against the text request %+v", i, r, text[i])
+		}
+		if r.PromptLen < 8+32 || r.PromptLen > 8+96 {
+			t.Errorf("request %d: %d tokens, outside [40, 104]", i, r.PromptLen)
+		}
+		if !slices.Equal(r.PromptTokens[:8], prefix) {
+			t.Errorf("request %d does not start with the shared prefix", i)
+		}
+	}
+	spec.BatchSize = 2
+	if _, _, err := Random(spec, 4, 3, tok, "r-"); err == nil || !strings.Contains(err.Error(), "prompt_token_ids cannot batch prompts") {
+		t.Errorf("a batch with prompt_token_ids: %v", err)
+	}
+}

@@ -49,6 +49,9 @@ func checkRun(sc *scenario.Scenario) error {
 	if t := sc.Target; t.ProfileDuration > 0 && t.ProfileBatchThreshold <= 0 {
 		return unsupported("target.profile_duration needs target.profile_batch_threshold: without it the profiler runs for the whole run")
 	}
+	if r, ok := sc.Dataset.Spec.(*dataset.RandomSpec); ok && r.PromptTokenIDs && sc.Target.Backend != "vllm" && sc.Target.Backend != "openai" {
+		return unsupported("dataset.random.prompt_token_ids sends token-id prompts, which only the completions backends (vllm, openai) take; not %s", sc.Target.Backend)
+	}
 	if err := dataset.Check(sc.Dataset); err != nil {
 		return unsupported("%v", err)
 	}
