@@ -56,6 +56,9 @@ var argvDatasets = []*argvDataset{
 			r := &dataset.RandomSpec{InputLen: int(n.randomInputLen), OutputLen: int(n.randomOutputLen),
 				RangeRatio: n.rangeRatio, PrefixLen: int(n.randomPrefixLen), BatchSize: int(n.randomBatchSize),
 				PromptTokenIDs: n.rust.promptTokenIDs}
+			if n.rust.cacheHitFraction > 0 && n.rust.cacheRatio > 0 {
+				r.CacheHitFraction, r.CacheRatio = n.rust.cacheHitFraction, n.rust.cacheRatio
+			}
 			if n.inputLen != nil {
 				r.InputLen = int(*n.inputLen)
 			}
@@ -75,6 +78,10 @@ var argvDatasets = []*argvDataset{
 			"--random-prefix-len": func(d scenario.Dataset) []string { return []string{strconv.Itoa(as[dataset.RandomSpec](d).PrefixLen)} },
 			"--random-batch-size": func(d scenario.Dataset) []string { return nonDefault(as[dataset.RandomSpec](d).BatchSize, 1) },
 			"--prompt-token-ids":  func(d scenario.Dataset) []string { return storeTrue(as[dataset.RandomSpec](d).PromptTokenIDs) },
+			"--random-cache-hit-fraction": func(d scenario.Dataset) []string {
+				return floatValues(as[dataset.RandomSpec](d).CacheHitFraction)
+			},
+			"--random-cache-ratio": func(d scenario.Dataset) []string { return floatValues(as[dataset.RandomSpec](d).CacheRatio) },
 		},
 	},
 	{
@@ -635,4 +642,12 @@ func rangeRatioValues(r dataset.RangeRatio) []string {
 		return []string{formatFloat(r.Input)}
 	}
 	return []string{fmt.Sprintf(`{"input": %s, "output": %s}`, formatFloat(r.Input), formatFloat(r.Output))}
+}
+
+// floatValues is a float flag's value, or none at 0.
+func floatValues(x float64) []string {
+	if x == 0 {
+		return nil
+	}
+	return []string{formatFloat(x)}
 }

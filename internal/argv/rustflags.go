@@ -39,6 +39,7 @@ type rustNamespace struct {
 	mtGlobalRatio, mtConvRatio         float64
 	perTurnInputLen                    int64
 	promptTokenIDs                     bool
+	cacheHitFraction, cacheRatio       float64
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -151,6 +152,20 @@ var rustFlags = []*flagDef{
 	{name: "--prompt-token-ids", arity: arityZero, def: "False", rust: true, paths: []string{"dataset.random.prompt_token_ids"},
 		help: "vllm-bench: random: send each prompt as its token ids, exactly as drawn (completions backends)",
 		set:  func(n *namespace, _ []string) error { n.rust.promptTokenIDs = true; return nil }},
+	{name: "--random-cache-hit-fraction", arity: arityOne, metavar: "FLOAT", def: "0.0", rust: true, paths: []string{"dataset.random.cache_hit_fraction"},
+		help: "vllm-bench: random, with --prompt-token-ids and --random-cache-ratio: the share of requests that start with the shared base",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.cacheHitFraction = x
+			return err
+		}},
+	{name: "--random-cache-ratio", arity: arityOne, metavar: "FLOAT", def: "0.0", rust: true, paths: []string{"dataset.random.cache_ratio"},
+		help: "vllm-bench: random, with --prompt-token-ids and --random-cache-hit-fraction: the share of a warm request's tokens taken from the shared base",
+		set: func(n *namespace, v []string) error {
+			x, err := rustFloat(v[0])
+			n.rust.cacheRatio = x
+			return err
+		}},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
 		help: "vllm-bench: prepare the requests and print their totals without sending them",
 		set:  func(n *namespace, _ []string) error { n.rust.dryRun = true; return nil }},
@@ -284,6 +299,16 @@ func (p *parser) validateRust() error {
 	}
 	if r.promptTokenIDs && p.ns.randomBatchSize > 1 {
 		return flagErr("--prompt-token-ids", "cannot be used with --random-batch-size above 1")
+	}
+	if f, c := r.cacheHitFraction, r.cacheRatio; f != 0 || c != 0 {
+		switch {
+		case !(f >= 0 && f <= 1) || !(c >= 0 && c <= 1):
+			return flagErr("--random-cache-hit-fraction", "it and --random-cache-ratio must be in [0, 1]")
+		case f > 0 && c > 0 && !r.promptTokenIDs:
+			return flagErr("--random-cache-hit-fraction", "the bimodal cache mode needs --prompt-token-ids")
+		case f == 0 || c == 0:
+			p.warnings = append(p.warnings, "the bimodal cache mode needs both --random-cache-hit-fraction and --random-cache-ratio above 0: it is off, as in vllm-bench")
+		}
 	}
 	if err := p.validateMultiTurn(); err != nil {
 		return err

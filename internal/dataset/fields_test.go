@@ -94,6 +94,8 @@ var implemented = map[string]string{
 	"dataset.hf.split":                          "the split's files; dataset/hffiles_test.go (TestResolveHFSplit), dataset/hfauto_test.go (TestHFFromHub)",
 	"dataset.speed_bench.max_input_len":         "longer prompts cut; dataset/speed_bench_test.go (TestCutPrompts), argv/rust_test.go (TestRustFlagsMap)",
 	"dataset.random.prompt_token_ids":           "token-id prompts as drawn; dataset/random_test.go (TestRandomPromptTokenIDs), testdata/script/serve_rust_flags.txtar",
+	"dataset.random.cache_hit_fraction":         "the bimodal cache mode's warm share; dataset/random_test.go (TestRandomBimodal), testdata/script/serve_rust_flags.txtar",
+	"dataset.random.cache_ratio":                "the bimodal cache mode's base share; dataset/random_test.go (TestRandomBimodal), testdata/script/serve_rust_flags.txtar",
 	"dataset.hf.text_column":                    "the generic sampler's prompt column; dataset/hfauto_test.go (TestHFTextColumn), argv/rust_test.go (TestRustFlagsMap)",
 	"dataset.hf.bfcl_categories":                "BFCL_v3_<category>.json files, stripped, defaults when empty; dataset/hf_bfcl_test.go (TestBFCLGolden, TestBFCLErrors), testdata/script/bfcl_sim.txtar",
 	"dataset.hf.asr_min_audio_len_sec":          "drops shorter clips; dataset/hfclasses_test.go (TestHFClassesGolden ASRDataset), testdata/script/dataset_hf.txtar",

@@ -57,7 +57,20 @@ type RandomSpec struct {
 	// --prompt-token-ids does: the lengths are exact, and the server's
 	// tokenizer is not consulted.
 	PromptTokenIDs bool `json:"prompt_token_ids,omitempty"`
+	// CacheHitFraction and CacheRatio, both positive, make the token-id
+	// prompts bimodal, as vllm-bench's --random-cache-hit-fraction and
+	// --random-cache-ratio do: a share CacheHitFraction of the requests
+	// ("warm") start with the first round(L·CacheRatio) tokens of one shared
+	// base of ceil(InputHigh·CacheRatio) tokens, where L is the request's
+	// length; the rest of every prompt is its own. input_len is then the
+	// whole prompt, and prefix_len is not used.
+	CacheHitFraction float64 `json:"cache_hit_fraction,omitempty"`
+	CacheRatio       float64 `json:"cache_ratio,omitempty"`
 }
+
+// bimodal says whether the spec asks for the bimodal cache mode (both
+// CacheHitFraction and CacheRatio positive).
+func (s RandomSpec) bimodal() bool { return s.CacheHitFraction > 0 && s.CacheRatio > 0 }
 
 func init() {
 	Register(Kind{Name: "random", Spec: newSpec[RandomSpec](), New: newRandomSource,
@@ -275,6 +288,7 @@ type randomGen struct {
 	vocab    int
 	allowed  []int
 	prefix   []int
+	base     []int // the bimodal mode's shared base (RandomSpec.bimodal)
 	// in, out and off draw the input lengths, output lengths and offsets;
 	// rng draws the prefix and the padding.
 	in, out, off, rng *numpy.Generator
@@ -304,6 +318,12 @@ func newRandomGenOf(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.T
 	}
 	if spec.PromptTokenIDs && spec.BatchSize > 1 {
 		return g, fmt.Errorf("random dataset: prompt_token_ids cannot batch prompts (batch_size %d)", spec.BatchSize)
+	}
+	if spec.bimodal() && !spec.PromptTokenIDs {
+		return g, fmt.Errorf("random dataset: cache_hit_fraction and cache_ratio need prompt_token_ids")
+	}
+	if spec.CacheHitFraction > 1 || spec.CacheRatio > 1 {
+		return g, fmt.Errorf("random dataset: cache_hit_fraction %v and cache_ratio %v must be at most 1", spec.CacheHitFraction, spec.CacheRatio)
 	}
 	rIn, rOut := spec.RangeRatio.Input, spec.RangeRatio.Output
 	if !(rIn >= 0 && rIn < 1) {
@@ -360,6 +380,18 @@ func newRandomGenOf(spec RandomSpec, numPrompts int, seed int64, tok tokenizer.T
 		return g, fmt.Errorf("random dataset: tokenizer %s has no non-special tokens", tok.Name())
 	}
 
+	if spec.bimodal() { // the shared base instead of a prefix
+		n := int(math.Ceil(float64(info.InputHigh) * spec.CacheRatio))
+		idx, err := rng.Integers(0, int64(len(g.allowed)), n)
+		if err != nil {
+			return g, fmt.Errorf("random dataset: cache base: %w", err)
+		}
+		g.base = make([]int, n)
+		for k, j := range idx {
+			g.base[k] = g.allowed[j]
+		}
+		return g, nil
+	}
 	if spec.PrefixLen > 0 {
 		idx, err := rng.Integers(0, int64(len(g.allowed)), spec.PrefixLen)
 		if err != nil {
@@ -427,7 +459,11 @@ func (g *randomGen) nextThen(k, workers int, then func(r *Request) error) ([]Req
 	reqs := make([]Request, m)
 	if g.spec.PromptTokenIDs { // the ids as drawn, no fix-up
 		for j := range fixes {
-			reqs[j] = Request{PromptTokens: fixes[j].seq, PromptLen: len(fixes[j].seq), OutputLen: outLens[j], ID: g.idPrefix + strconv.Itoa(from+j)}
+			seq := fixes[j].seq
+			if g.spec.bimodal() {
+				seq = g.bimodalSeq(seq, inLens[j])
+			}
+			reqs[j] = Request{PromptTokens: seq, PromptLen: len(seq), OutputLen: outLens[j], ID: g.idPrefix + strconv.Itoa(from+j)}
 			if then != nil {
 				if err := then(&reqs[j]); err != nil {
 					return nil, fmt.Errorf("request %d: %w", from+j, err)
@@ -461,6 +497,22 @@ func (g *randomGen) nextThen(k, workers int, then func(r *Request) error) ([]Req
 		reqs = batch(reqs, b, g.idPrefix, from/b)
 	}
 	return reqs, nil
+}
+
+// bimodalSeq makes a bimodal prompt of l tokens from the request's own
+// tokens seq (its last l, after any prefix): warm with probability
+// CacheHitFraction (one draw of the shared rng, in request order), it
+// starts with min(round(l·CacheRatio), len(base), l) tokens of the base,
+// and its own tokens fill the rest.
+func (g *randomGen) bimodalSeq(seq []int, l int) []int {
+	own := seq[len(seq)-l:]
+	cached := 0
+	if g.rng.Random() < g.spec.CacheHitFraction {
+		cached = min(int(math.Round(float64(l)*g.spec.CacheRatio)), len(g.base), l)
+	}
+	out := make([]int, 0, l)
+	out = append(out, g.base[:cached]...)
+	return append(out, own[:l-cached]...)
 }
 
 // allowedTokens returns [0, vocab) without the special ids, ascending.

@@ -491,3 +491,51 @@ func TestRandomPromptTokenIDs(t *testing.T) {
 		t.Errorf("a batch with prompt_token_ids: %v", err)
 	}
 }
+
+// The bimodal cache mode: about cache_hit_fraction of the token-id prompts
+// start with round(L·cache_ratio) tokens of one shared base, the others
+// share nothing with it; every prompt keeps its drawn length; the mode
+// needs prompt_token_ids.
+func TestRandomBimodal(t *testing.T) {
+	tok := o200k(t)
+	spec := RandomSpec{InputLen: 100, OutputLen: 8, PromptTokenIDs: true, CacheHitFraction: 0.3, CacheRatio: 0.5, PrefixLen: 7}
+	reqs, _, err := Random(spec, 400, 11, tok, "b-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := 0
+	base := reqs[0].PromptTokens // find the base from the warm prompts: they agree on their first 50
+	for _, r := range reqs {
+		if r.PromptLen != 100 || len(r.PromptTokens) != 100 {
+			t.Fatalf("a prompt of %d tokens, want 100", r.PromptLen)
+		}
+	}
+	counts := map[int]int{}
+	for _, r := range reqs {
+		counts[r.PromptTokens[0]]++
+	}
+	first, most := 0, 0
+	for tokID, n := range counts {
+		if n > most {
+			first, most = tokID, n
+		}
+	}
+	for _, r := range reqs {
+		if r.PromptTokens[0] == first {
+			base = r.PromptTokens[:50]
+			break
+		}
+	}
+	for _, r := range reqs {
+		if slices.Equal(r.PromptTokens[:50], base) {
+			warm++
+		}
+	}
+	if warm < 90 || warm > 150 { // 400 · 0.3 = 120
+		t.Errorf("%d warm prompts of 400, want about 120", warm)
+	}
+	spec.PromptTokenIDs = false
+	if _, _, err := Random(spec, 4, 11, tok, "b-"); err == nil || !strings.Contains(err.Error(), "need prompt_token_ids") {
+		t.Errorf("bimodal without prompt_token_ids: %v", err)
+	}
+}
