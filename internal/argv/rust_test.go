@@ -83,6 +83,7 @@ func TestRustFlagsMap(t *testing.T) {
 		{[]string{"--steady-state-min-window", "0"}, "metrics.steady_state_min_window", `0`},
 		{[]string{"--no-steady-state"}, "metrics.steady_state", `false`},
 		{[]string{"--reset-prefix-cache"}, "target.reset_prefix_cache", `true`},
+		{[]string{"--max-model-len", "4096"}, "load.max_model_len", `4096`},
 		{[]string{"--prompt-token-ids", "--random-cache-hit-fraction", "0.4", "--random-cache-ratio", "0.8"}, "dataset.random.cache_ratio", `0.8`},
 		{[]string{"--prompt-token-ids", "--random-cache-hit-fraction", "0.4"}, "dataset.random.cache_hit_fraction", `<missing>`},
 		{[]string{"--profile", "--profile-batch-threshold", "8", "--profile-duration", "2.5"}, "target.profile_batch_threshold", `8`},
@@ -156,7 +157,7 @@ func TestRustFlagErrors(t *testing.T) {
 		{[]string{"--backend", "openai-chat", "--multi-turn", "--multi-turn-prefix-global-ratio", "0.2"}, "prefix-sharing multi-turn mode", true},
 		{[]string{"--backend", "openai-chat", "--multi-turn", "--per-turn-input-len", "10"}, "later turns 10 tokens long while the first is 1024", true},
 		{[]string{"--backend", "openai-chat", "--multi-turn", "--random-range-ratio", "0.5"}, "needs a fixed --random-output-len here", true},
-		{[]string{"--max-model-len", "4096"}, "--max-model-len: vllm-bench's flag is not supported yet", true},
+		{[]string{"--max-model-len", "0"}, "a length is at least 1", false},
 		{[]string{"--random-cache-hit-fraction", "0.4", "--random-cache-ratio", "0.5"}, "the bimodal cache mode needs --prompt-token-ids", false},
 	} {
 		_, err := ParseCommand(tc.args, Options{})

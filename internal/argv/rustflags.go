@@ -40,6 +40,7 @@ type rustNamespace struct {
 	perTurnInputLen                    int64
 	promptTokenIDs                     bool
 	cacheHitFraction, cacheRatio       float64
+	maxModelLen                        int64
 }
 
 // rustFlags are vllm-bench's own flags that vbench implements, each mapped
@@ -164,6 +165,16 @@ var rustFlags = []*flagDef{
 		set: func(n *namespace, v []string) error {
 			x, err := rustFloat(v[0])
 			n.rust.cacheRatio = x
+			return err
+		}},
+	{name: "--max-model-len", arity: arityOne, metavar: "INT", def: "None", rust: true, paths: []string{"load.max_model_len"},
+		help: "vllm-bench: drop the requests whose prompt and output together are longer",
+		set: func(n *namespace, v []string) error {
+			x, err := rustUint(v[0])
+			if err == nil && x == 0 {
+				err = fmt.Errorf("invalid value 0 (a length is at least 1)")
+			}
+			n.rust.maxModelLen = x
 			return err
 		}},
 	{name: "--dry-run", arity: arityZero, def: "False", rust: true,
@@ -331,6 +342,7 @@ func (p *parser) applyRust(sc *scenario.Scenario) {
 	}
 	sc.Metrics.SteadyStateThreshold, sc.Metrics.SteadyStateMinWindow = r.steadyThreshold, r.steadyMinWindow
 	sc.Target.ResetPrefixCache = r.resetPrefixCache
+	sc.Load.MaxModelLen = int(r.maxModelLen)
 	sc.Target.ProfileBatchThreshold = int(r.profileThreshold)
 	if d := r.profileDuration; d != nil && r.profileThreshold > 0 && *d != defaultRustProfileDuration {
 		sc.Target.ProfileDuration = *d

@@ -43,6 +43,11 @@ type Env struct {
 	// NumPrompts is load.num_prompts, the number of requests to generate;
 	// a kind may give 0 or less a meaning (vLLM's custom: every line).
 	NumPrompts int
+	// MaxModelLen, when positive, drops the requests whose prompt and
+	// expected output are together longer (load.max_model_len, vllm-bench's
+	// --max-model-len); the stream is then built whole, after the
+	// alignment with the server's tokenizer.
+	MaxModelLen int
 	// IDPrefix is the request id prefix: request i's ID is IDPrefix + i,
 	// unless the kind sends no ids.
 	IDPrefix string

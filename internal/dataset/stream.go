@@ -66,6 +66,16 @@ func Open(ctx context.Context, spec scenario.Dataset, env Env) (*Stream, error) 
 	s.releaser, _ = src.(interface {
 		Releaser(seed int64) *ConvReleaser
 	})
+	if env.MaxModelLen > 0 { // the filter needs every request's lengths
+		if s.releaser != nil {
+			return nil, fmt.Errorf("load.max_model_len (--max-model-len) does not apply to dataset %s yet", k.Name)
+		}
+		ws, err := s.whole(ctx, k, src, env)
+		if err != nil {
+			return nil, err
+		}
+		return ws.fitModelLen(env.MaxModelLen, env.Stderr)
+	}
 	if k.Count == nil || env.NumPrompts < 0 {
 		return s.whole(ctx, k, src, env)
 	}
@@ -165,6 +175,26 @@ func (s *Stream) set(reqs []Request) *Stream {
 		s.first = reqs[0]
 	}
 	return s
+}
+
+// fitModelLen drops the requests whose prompt and expected output are
+// together longer than max tokens (the boundary kept), as vllm-bench's
+// --max-model-len does, saying how many on w; none left is an error.
+func (s *Stream) fitModelLen(max int, w io.Writer) (*Stream, error) {
+	kept := s.list[:0]
+	for _, r := range s.list {
+		if r.PromptLen+r.OutputLen <= max {
+			kept = append(kept, r)
+		}
+	}
+	if dropped := len(s.list) - len(kept); dropped > 0 {
+		fmt.Fprintf(w, "max_model_len %d: %d of %d requests dropped (their prompt and output are longer)\n", max, dropped, len(s.list))
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("load.max_model_len %d (--max-model-len) drops every request: each prompt and output together are longer", max)
+	}
+	s.first = Request{}
+	return s.set(kept), nil
 }
 
 // Len is the number of requests the stream yields.

@@ -21,15 +21,16 @@ import (
 // kinds that align with it (nil: no alignment).
 func datasetEnv(sc *scenario.Scenario, tok tokenizer.Tokenizer, pyGlobal *numpy.PyRandom, idPrefix string, server func() (dataset.ServerTokenizer, error), obs report.RunObserver) dataset.Env {
 	return dataset.Env{
-		Tokenizer:  tok,
-		Seed:       sc.Seed,
-		Backend:    sc.Target.Backend,
-		NumPrompts: sc.Load.NumPrompts,
-		IDPrefix:   idPrefix,
-		PyGlobal:   pyGlobal,
-		Server:     server,
-		Stdout:     lineWriter(obs.Message),
-		Stderr:     lineWriter(obs.Diagnostic),
+		Tokenizer:   tok,
+		Seed:        sc.Seed,
+		Backend:     sc.Target.Backend,
+		NumPrompts:  sc.Load.NumPrompts,
+		MaxModelLen: sc.Load.MaxModelLen,
+		IDPrefix:    idPrefix,
+		PyGlobal:    pyGlobal,
+		Server:      server,
+		Stdout:      lineWriter(obs.Message),
+		Stderr:      lineWriter(obs.Diagnostic),
 	}
 }
 

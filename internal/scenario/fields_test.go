@@ -83,6 +83,7 @@ var implemented = map[string]string{
 	"load.num_warmups":               "warmup requests before the run; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"load.ready_check_timeout_sec":   "ready check before the run; pipeline/fields_effect_test.go (TestScenarioFieldEffects)",
 	"load.probe_request_rate":        "probe requests next to the run; run/probe_test.go, pipeline/probe_test.go, testdata/script/probe_requests.txtar",
+	"load.max_model_len":             "longer requests dropped; testdata/script/serve_rust_flags.txtar, argv/rust_test.go (TestRustFlagsMap)",
 	"load.early_stop.oversaturation": "an over-saturated run stops early; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 	"load.early_stop.window_s":       "the growth window; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 

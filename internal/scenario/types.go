@@ -214,6 +214,9 @@ type Load struct {
 	ProbeRequestRate Float `json:"probe_request_rate"`
 	// EarlyStop, when set, ends a run early once its outcome is settled.
 	EarlyStop *EarlyStop `json:"early_stop,omitempty"`
+	// MaxModelLen, when positive, drops the requests whose prompt and
+	// output are together longer (vllm-bench's --max-model-len).
+	MaxModelLen int `json:"max_model_len,omitempty"`
 	// MaxFailureRate, set by a capacity search whose SLOs bound the
 	// failure rate, stops the run as soon as more requests have failed
 	// than that share of num_prompts (the run then misses the SLO

@@ -49,7 +49,7 @@ func TestValidationRules(t *testing.T) {
 		{
 			name: "random takes no path",
 			src:  "dataset: random: path: \"x.json\"\n",
-			want: "x.cue:1:18: dataset.random.path: field not allowed (allowed: batch_size, input_len, output_len, prefix_len, prompt_token_ids, range_ratio)",
+			want: "x.cue:1:18: dataset.random.path: field not allowed (allowed: batch_size, cache_hit_fraction, cache_ratio, input_len, output_len, prefix_len, prompt_token_ids, range_ratio)",
 		},
 		{
 			name: "random_mm takes no path",
