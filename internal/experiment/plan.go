@@ -355,6 +355,31 @@ func expandPoints(sc *scenario.Scenario, spec *Spec) ([][]scenario.Override, err
 			}
 		}
 	}
+	for a, b := range sw.Link {
+		if _, ok := sw.Axes[a]; !ok {
+			return nil, fmt.Errorf("sweep.link: %s is not a sweep axis", a)
+		}
+		if _, ok := sw.Axes[b]; !ok {
+			return nil, fmt.Errorf("sweep.link: %s is not a sweep axis", b)
+		}
+	}
+	if len(sw.Link) > 0 {
+		index := map[string]int{}
+		for j, a := range spec.Axes {
+			index[a] = j
+		}
+		combos = slices.DeleteFunc(combos, func(c []int) bool {
+			for a, b := range sw.Link {
+				if !jsonEqual(sw.Axes[a][c[index[a]]], sw.Axes[b][c[index[b]]]) {
+					return true
+				}
+			}
+			return false
+		})
+		if len(combos) == 0 {
+			return nil, fmt.Errorf("sweep.link leaves no point: the linked axes never take equal values")
+		}
+	}
 	var all [][]scenario.Override
 	for _, c := range combos {
 		var pt Point
@@ -428,4 +453,16 @@ func sanitizeName(s string) string {
 		b = append(b, hex.EncodeToString(sum[:4])...)
 	}
 	return string(b)
+}
+
+// jsonEqual says whether two JSON values are equal as values (numbers by
+// value: 8 and 8.0 are equal).
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
 }

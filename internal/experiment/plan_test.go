@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -346,5 +347,40 @@ func TestMetricSetupKeys(t *testing.T) {
 				t.Errorf("keys\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// sweep.link keeps the grid points whose linked axes take equal values
+// (vLLM's --link-vars), and refuses links to missing axes or links that
+// leave nothing.
+func TestSweepLink(t *testing.T) {
+	sc := &scenario.Scenario{Load: scenario.Load{NumPrompts: 1}, Sweep: &scenario.Sweep{Mode: "grid",
+		Axes: map[string][]json.RawMessage{
+			"load.max_concurrency":            {json.RawMessage("8"), json.RawMessage("16")},
+			"target.server.args.max_num_seqs": {json.RawMessage("8"), json.RawMessage("16.0"), json.RawMessage("32")},
+			"load.num_prompts":                {json.RawMessage("10"), json.RawMessage("20")},
+		},
+		Link: map[string]string{"target.server.args.max_num_seqs": "load.max_concurrency"}}}
+	var spec Spec
+	ovs, err := expandPoints(sc, &spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range spec.Points {
+		names = append(names, p.Name)
+	}
+	want := []string{"max_concurrency=8-num_prompts=10-max_num_seqs=8", "max_concurrency=8-num_prompts=20-max_num_seqs=8",
+		"max_concurrency=16-num_prompts=10-max_num_seqs=16.0", "max_concurrency=16-num_prompts=20-max_num_seqs=16.0"}
+	if !slices.Equal(names, want) || len(ovs) != 4 {
+		t.Errorf("points %q, want %q", names, want)
+	}
+	sc.Sweep.Link = map[string]string{"load.max_concurrency": "load.nope"}
+	if _, err := expandPoints(sc, &Spec{}); err == nil || !strings.Contains(err.Error(), "load.nope is not a sweep axis") {
+		t.Errorf("a link to a missing axis: %v", err)
+	}
+	sc.Sweep.Link = map[string]string{"load.max_concurrency": "load.num_prompts"}
+	if _, err := expandPoints(sc, &Spec{}); err == nil || !strings.Contains(err.Error(), "leaves no point") {
+		t.Errorf("a link that leaves nothing: %v", err)
 	}
 }

@@ -128,6 +128,7 @@ var implemented = map[string]string{
 
 	"sweep.axes":        "testdata/script/sweep_concurrency.txtar",
 	"sweep.mode":        "experiment/plan_test.go",
+	"sweep.link":        "linked axes (vLLM's --link-vars); experiment/plan_test.go (TestSweepLink)",
 	"repeat.count":      "testdata/script/repeat_stats.txtar",
 	"repeat.fixed_seed": "experiment/plan_test.go",
 	"compare.variants":  "testdata/script/compare_ab.txtar",

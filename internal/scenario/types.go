@@ -350,6 +350,9 @@ type Sweep struct {
 	Axes map[string][]json.RawMessage `json:"axes"`
 	// Mode is grid (Cartesian product) or zip (axes advance together).
 	Mode string `json:"mode"`
+	// Link ties pairs of axes: a point runs only when both take equal
+	// values (vLLM's --link-vars).
+	Link map[string]string `json:"link,omitempty"`
 }
 
 // Search finds the largest load that meets every SLO (see the schema's
