@@ -182,7 +182,7 @@ func runWithServer(ctx context.Context, servers *server.Manager, run *PlannedRun
 		return nil, &serverFailure{died}
 	}
 	if err != nil {
-		return nil, err
+		return out, err // out, when not nil, holds what the run saved
 	}
 	_ = servers.AfterRun(ctx, run.Scenario) // reported on stderr; the next run goes on
 	return out, nil

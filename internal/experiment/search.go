@@ -224,9 +224,10 @@ func assess(slos []scenario.SLO, vals [][]float64, margin float64) (means map[st
 			misses = append(misses, miss{sloText(slo), math.Abs(d.Mean-bound) / math.Max(math.Abs(bound), 1e-12)})
 		}
 		if d.N < 2 {
-			noisy = noisy || math.Abs(d.Mean-bound) <= margin*math.Abs(bound)
+			noisy = noisy || (bound != 0 && math.Abs(d.Mean-bound) <= margin*math.Abs(bound))
 		} else {
-			noisy = noisy || (d.CILow <= bound && bound <= d.CIHigh)
+			// A zero-width interval (identical runs) is settled.
+			noisy = noisy || (d.CILow < d.CIHigh && d.CILow <= bound && bound <= d.CIHigh)
 		}
 	}
 	slices.SortStableFunc(misses, func(a, b miss) int { return cmp.Compare(b.by, a.by) }) // worst first
@@ -316,6 +317,7 @@ func ExecuteSearch(ctx context.Context, sc *scenario.Scenario, env pipeline.Env,
 			var failure *serverFailure
 			if errors.As(err, &failure) && ctx.Err() == nil {
 				probe.Error = failure.err.Error()
+				probe.Pass, probe.Noisy = false, false
 				probe.Violated = []string{"the server exited"}
 				fmt.Fprintf(env.Stderr, "Probe %s failed: %v\n", pt.Name, failure.err)
 				break
@@ -399,6 +401,12 @@ func searchRun(ctx context.Context, servers *server.Manager, run *PlannedRun, di
 	}
 	fmt.Fprintf(env.Stdout, "Search run %d: %s\n", run.Info.Index+1, run.Label)
 	out, err := runWithServer(ctx, servers, run, dir, env)
+	if errors.Is(err, pipeline.ErrAllFailed) && out != nil && ctx.Err() == nil {
+		// Every request failed: a probe that misses its SLOs (its
+		// failure rate is 1), not a search that cannot go on.
+		fmt.Fprintf(env.Stderr, "Every request of %s failed: %v\n", run.Label, err)
+		return resultOf(out, false)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,7 @@ type earlyStopper struct {
 	stopped   atomic.Bool   // stop was called
 	history   []int64       // in flight at each tick
 	finished  []int64       // finished at each tick
+	firstDone int           // the first tick with a request finished (-1: none yet)
 	quit      chan struct{} // closes the ticker
 }
 
@@ -58,7 +59,7 @@ func newEarlyStopper(sc *scenario.Scenario, n int, inflight func() int64, stop f
 	if es != nil && es.WindowS > 0 {
 		w = max(2, int(es.WindowS+0.5))
 	}
-	return &earlyStopper{sat: sat, window: w, maxFailed: maxFailed, inflight: inflight, stop: stop, quit: make(chan struct{})}
+	return &earlyStopper{sat: sat, window: w, maxFailed: maxFailed, inflight: inflight, stop: stop, quit: make(chan struct{}), firstDone: -1}
 }
 
 // Record counts a finished request (run.Sink).
@@ -102,12 +103,18 @@ func (e *earlyStopper) run(ctx context.Context) {
 // tick records one second's sample and returns why the run is
 // over-saturated, or "": the requests in flight rose in every one of the
 // last window seconds, by half or more of where they started (and by at
-// least 4), while fewer finished than were sent.
+// least 4), so fewer finished than were sent, and that while requests
+// were finishing: the window starts no earlier than the first second a
+// request finished (until then, the in-flight count of a healthy server
+// rises too, toward its request rate times its latency).
 func (e *earlyStopper) tick(inflight, done int64) string {
 	e.history = append(e.history, inflight)
 	e.finished = append(e.finished, done)
 	n := len(e.history)
-	if n <= e.window {
+	if done > 0 && e.firstDone < 0 {
+		e.firstDone = n - 1
+	}
+	if e.firstDone < 0 || n-1-e.firstDone < e.window {
 		return ""
 	}
 	first := e.history[n-1-e.window]

@@ -19,14 +19,16 @@ func TestEarlyStopTick(t *testing.T) {
 		done     []int64
 		fire     int // the tick that fires (1-based), 0: none
 	}{
-		{"growing", []int64{2, 6, 10, 14, 18}, []int64{0, 2, 4, 6, 8}, 4},
+		{"growing", []int64{2, 6, 10, 14, 18}, []int64{1, 2, 4, 6, 8}, 4},
+		{"growing, finishing from the second tick", []int64{2, 6, 10, 14, 18}, []int64{0, 2, 4, 6, 8}, 5},
+		{"warming up: nothing finished yet", []int64{5, 10, 15, 20, 25, 30}, []int64{0, 0, 0, 0, 0, 0}, 0},
 		{"flat", []int64{8, 8, 8, 8, 8, 8}, []int64{0, 10, 20, 30, 40, 50}, 0},
-		{"one dip", []int64{2, 6, 5, 9, 13, 17}, []int64{0, 2, 4, 6, 8, 10}, 6},
+		{"one dip", []int64{2, 6, 5, 9, 13, 17}, []int64{1, 2, 4, 6, 8, 10}, 6},
 		{"small rise", []int64{40, 41, 42, 43, 44}, []int64{0, 50, 100, 150, 200}, 0},
 		{"rise under half", []int64{20, 23, 26, 29, 32}, []int64{0, 50, 100, 150, 200}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &earlyStopper{sat: true, window: 3}
+			e := &earlyStopper{sat: true, window: 3, firstDone: -1}
 			fired := 0
 			for i := range tc.inflight {
 				if why := e.tick(tc.inflight[i], tc.done[i]); why != "" && fired == 0 {

@@ -506,7 +506,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if err := errors.Join(stopErr, windowErr, err); err != nil {
 		return out, err
 	}
-	if sum.Completed == 0 {
+	if sum.Completed == 0 && out.StoppedEarly == nil { // a run stopped early says why instead
 		return out, fmt.Errorf("%w: this is likely due to a misconfiguration of the benchmark arguments (first error: %s)", ErrAllFailed, firstError(sum))
 	}
 	return out, nil

@@ -52,7 +52,6 @@ type sweeper struct {
 	serveCmd []string
 	benchCmd []string
 	after    []string
-	ready    string
 	servers  *server.Manager
 }
 
@@ -145,16 +144,6 @@ func prepare(o Options, env pipeline.Env) (*sweeper, []*py.Object, []*py.Object,
 	case o.Resume && errors.Is(statErr, fs.ErrNotExist):
 		return nil, nil, nil, nil, fmt.Errorf("cannot resume from non-existent experiment_dir=%s", s.expDir)
 	}
-	host, port := "localhost", "8000"
-	for i := 0; i+1 < len(s.serveCmd); i++ {
-		switch s.serveCmd[i] {
-		case "--host":
-			host = s.serveCmd[i+1]
-		case "-p", "--port":
-			port = s.serveCmd[i+1]
-		}
-	}
-	s.ready = "http://" + host + ":" + port + "/health"
 	return s, serveParams, benchParams, links, nil
 }
 
@@ -266,6 +255,9 @@ func (s *sweeper) run(ctx context.Context, serveArgv []string, sp, bp, applied *
 	}
 	err := s.bench(ctx, serveArgv, args)
 	if err != nil {
+		// A failed or interrupted run leaves no result for --resume to
+		// take as done.
+		_ = os.Remove(path)
 		if !s.o.ContinueOnError || ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w (use --resume to continue)", path, err)
 		}
@@ -290,7 +282,7 @@ func (s *sweeper) bench(ctx context.Context, serveArgv, args []string) error {
 	}
 	sc := pc.Scenario
 	sc.Target.Server = &scenario.Server{
-		Command: serveArgv, ReadyURL: s.ready, ReadyTimeout: float64(s.o.ServerReadyTimeout),
+		Command: serveArgv, ReadyURL: readyURL(serveArgv), ReadyTimeout: float64(s.o.ServerReadyTimeout),
 		ResetCaches: len(s.after) == 0, AfterRun: s.after, StopGrace: 10, Log: "server.log",
 	}
 	if err := s.servers.Ensure(ctx, sc, s.expDir); err != nil {
@@ -372,4 +364,27 @@ func errorType(err error) string {
 		return "ServerExited"
 	}
 	return "RunError"
+}
+
+// readyURL is where a serve command answers /health, as vLLM's sweep finds
+// it: --host (default localhost) and -p/--port (default 8000), also in
+// their --name=value forms, of the command with its parameters applied.
+func readyURL(argv []string) string {
+	host, port := "localhost", "8000"
+	for i, w := range argv {
+		name, value, inline := strings.Cut(w, "=")
+		if !inline {
+			if i+1 >= len(argv) {
+				continue
+			}
+			value = argv[i+1]
+		}
+		switch name {
+		case "--host":
+			host = value
+		case "-p", "--port":
+			port = value
+		}
+	}
+	return "http://" + host + ":" + port + "/health"
 }

@@ -142,16 +142,7 @@ func Scenario(o Options) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	host, port := "localhost", "8000"
-	for i := 0; i+1 < len(serveCmd); i++ {
-		switch serveCmd[i] {
-		case "--host":
-			host = serveCmd[i+1]
-		case "-p", "--port":
-			port = serveCmd[i+1]
-		}
-	}
-	sc.Target.Server = &scenario.Server{Command: serveCmd, ReadyURL: "http://" + host + ":" + port + "/health",
+	sc.Target.Server = &scenario.Server{Command: serveCmd, ReadyURL: readyURL(serveCmd),
 		ReadyTimeout: float64(o.ServerReadyTimeout), ResetCaches: len(after) == 0, AfterRun: after, StopGrace: 10, Log: "server.log"}
 	if points == 1 && len(serveKeys) > 0 {
 		sc.Target.Server.Args = map[string]json.RawMessage{}
