@@ -43,9 +43,11 @@ type Process struct {
 }
 
 // OS returns the real process state, with a context cancelled by the first
-// SIGINT or SIGTERM (a second one kills the process as usual).
+// SIGINT, SIGTERM or SIGHUP (a second one kills the process as usual), so
+// that an interrupted run still writes its results and stops a server it
+// manages.
 func OS() Process {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-ctx.Done()
 		stop()

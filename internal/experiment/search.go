@@ -306,7 +306,12 @@ func ExecuteSearch(ctx context.Context, sc *scenario.Scenario, env pipeline.Env,
 			}
 			for _, slo := range s.SLOs { // a run past its failure-rate SLO stops (load.early_stop)
 				if slo.Metric == FailureRate && slo.Max != nil {
-					run.Load.MaxFailureRate = slo.Max
+					es := scenario.EarlyStop{WindowS: 10} // over-saturation only if the scenario asks
+					if run.Load.EarlyStop != nil {
+						es = *run.Load.EarlyStop
+					}
+					es.MaxFailureRate = slo.Max
+					run.Load.EarlyStop = &es
 				}
 			}
 			info := RunInfo{Hash: res.Hash, Index: res.Runs, Point: 0, Repeat: r, Seed: run.Seed,

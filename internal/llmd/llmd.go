@@ -28,23 +28,33 @@ const Version = "0.2.1"
 
 // Report is a Benchmark Report v0.2.1 (the parts vbench fills).
 type Report struct {
-	Version  string    `json:"version"`
-	Run      Run       `json:"run"`
+	// Version is the report schema's version, "0.2.1".
+	Version string `json:"version"`
+	// Run identifies the run.
+	Run Run `json:"run"`
+	// Scenario is the workload.
 	Scenario *Scenario `json:"scenario,omitempty"`
-	Results  Results   `json:"results"`
+	// Results are the measurements.
+	Results Results `json:"results"`
 }
 
 // Run identifies the run.
 type Run struct {
-	UID         string   `json:"uid"`
-	EID         string   `json:"eid,omitempty"`
-	Time        *RunTime `json:"time,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Keywords    []string `json:"keywords,omitempty"`
+	// UID is unique to the report (from the result's bytes).
+	UID string `json:"uid"`
+	// EID is the experiment's id (its scenario hash).
+	EID string `json:"eid,omitempty"`
+	// Time is when the run happened.
+	Time *RunTime `json:"time,omitempty"`
+	// Description is the scenario's name.
+	Description string `json:"description,omitempty"`
+	// Keywords hold the result's label.
+	Keywords []string `json:"keywords,omitempty"`
 }
 
 // RunTime is when the run happened.
 type RunTime struct {
+	// Start and End are RFC 3339 times; Duration an ISO 8601 duration.
 	Start    string `json:"start,omitempty"`
 	End      string `json:"end,omitempty"`
 	Duration string `json:"duration,omitempty"`
@@ -52,59 +62,78 @@ type RunTime struct {
 
 // Scenario holds the workload.
 type Scenario struct {
+	// Load is the workload generator's configuration.
 	Load Load `json:"load"`
 }
 
 // Load is the workload generator's configuration.
 type Load struct {
-	Metadata     LoadMetadata     `json:"metadata"`
+	// Metadata identifies the configuration.
+	Metadata LoadMetadata `json:"metadata"`
+	// Standardized is the workload in the report's terms.
 	Standardized LoadStandardized `json:"standardized"`
-	Native       LoadNative       `json:"native"`
+	// Native is the workload in vbench's terms.
+	Native LoadNative `json:"native"`
 }
 
 // LoadMetadata identifies the workload configuration.
 type LoadMetadata struct {
+	// SchemaVersion is the workload description's version.
 	SchemaVersion string `json:"schema_version"`
-	CfgID         string `json:"cfg_id,omitempty"`
-	Description   string `json:"description,omitempty"`
+	// CfgID is the scenario hash.
+	CfgID string `json:"cfg_id,omitempty"`
+	// Description describes the workload.
+	Description string `json:"description,omitempty"`
 }
 
 // LoadStandardized is the workload in the report's own terms.
 type LoadStandardized struct {
-	Tool         string          `json:"tool"`
-	ToolVersion  string          `json:"tool_version"`
-	Parallelism  int             `json:"parallelism"`
-	Source       string          `json:"source"`
-	Stage        int             `json:"stage"`
+	// Tool and ToolVersion name the load generator: vbench.
+	Tool        string `json:"tool"`
+	ToolVersion string `json:"tool_version"`
+	// Parallelism is the number of load generators (1).
+	Parallelism int `json:"parallelism"`
+	// Source says how prompts are made: random or sampled.
+	Source string `json:"source"`
+	// Stage is the workload stage (0).
+	Stage int `json:"stage"`
+	// InputSeqLen and OutputSeqLen are the lengths (the output's when held fixed).
 	InputSeqLen  SequenceLength  `json:"input_seq_len"`
 	OutputSeqLen *SequenceLength `json:"output_seq_len,omitempty"`
-	RateQPS      *float64        `json:"rate_qps,omitempty"`
-	Concurrency  *int            `json:"concurrency,omitempty"`
+	// RateQPS is the request rate (none for inf).
+	RateQPS *float64 `json:"rate_qps,omitempty"`
+	// Concurrency is the concurrency limit.
+	Concurrency *int `json:"concurrency,omitempty"`
 }
 
 // SequenceLength is a length and its distribution.
 type SequenceLength struct {
+	// Distribution is fixed or other; Value the length.
 	Distribution string  `json:"distribution"`
 	Value        float64 `json:"value"`
 }
 
 // LoadNative is the workload in vbench's own terms: the scenario.
 type LoadNative struct {
+	// Config is the redacted scenario.
 	Config json.RawMessage `json:"config,omitempty"`
 }
 
 // Results are the run's results.
 type Results struct {
+	// RequestPerformance are the request-level figures.
 	RequestPerformance RequestPerformance `json:"request_performance"`
 }
 
 // RequestPerformance holds the aggregate request figures.
 type RequestPerformance struct {
+	// Aggregate are the whole run's figures.
 	Aggregate Aggregate `json:"aggregate"`
 }
 
 // Aggregate are the figures over the whole run.
 type Aggregate struct {
+	// Requests, Latency and Throughput group the figures.
 	Requests   Requests   `json:"requests"`
 	Latency    Latency    `json:"latency"`
 	Throughput Throughput `json:"throughput"`
@@ -112,15 +141,18 @@ type Aggregate struct {
 
 // Requests counts the requests and their lengths.
 type Requests struct {
-	Total        int         `json:"total"`
-	Failures     int         `json:"failures"`
-	Incomplete   *int        `json:"incomplete,omitempty"`
+	// Total, Failures and Incomplete count the requests (planned, failed, never finished).
+	Total      int  `json:"total"`
+	Failures   int  `json:"failures"`
+	Incomplete *int `json:"incomplete,omitempty"`
+	// InputLength and OutputLength are the mean lengths.
 	InputLength  *Statistics `json:"input_length,omitempty"`
 	OutputLength *Statistics `json:"output_length,omitempty"`
 }
 
 // Latency holds the latency statistics.
 type Latency struct {
+	// TimeToFirstToken, TimePerOutputToken, InterTokenLatency and RequestLatency are vLLM's TTFT, TPOT, ITL and E2EL.
 	TimeToFirstToken   *Statistics `json:"time_to_first_token,omitempty"`
 	TimePerOutputToken *Statistics `json:"time_per_output_token,omitempty"`
 	InterTokenLatency  *Statistics `json:"inter_token_latency,omitempty"`
@@ -129,6 +161,7 @@ type Latency struct {
 
 // Throughput holds the rates.
 type Throughput struct {
+	// InputTokenRate, OutputTokenRate, TotalTokenRate and RequestRate are the throughputs.
 	InputTokenRate  *Statistics `json:"input_token_rate,omitempty"`
 	OutputTokenRate *Statistics `json:"output_token_rate,omitempty"`
 	TotalTokenRate  *Statistics `json:"total_token_rate,omitempty"`
@@ -137,7 +170,9 @@ type Throughput struct {
 
 // Statistics is a metric's statistics; Mean is required.
 type Statistics struct {
-	Units  string   `json:"units"`
+	// Units are the statistics' unit.
+	Units string `json:"units"`
+	// Mean is required; the rest are set when the result has them.
 	Mean   float64  `json:"mean"`
 	Stddev *float64 `json:"stddev,omitempty"`
 	P0p1   *float64 `json:"p0p1,omitempty"`

@@ -20,6 +20,7 @@ type EarlyStop struct {
 	AfterS float64
 }
 
+// Error says when and why the run stopped.
 func (e *EarlyStop) Error() string {
 	return fmt.Sprintf("stopped early after %.1f s: %s", e.AfterS, e.Reason)
 }
@@ -49,7 +50,8 @@ func newEarlyStopper(sc *scenario.Scenario, n int, inflight func() int64, stop f
 	es := sc.Load.EarlyStop
 	sat := es != nil && es.Oversaturation
 	maxFailed := int64(-1)
-	if r := sc.Load.MaxFailureRate; r != nil {
+	if es != nil && es.MaxFailureRate != nil {
+		r := es.MaxFailureRate
 		maxFailed = int64(*r * float64(n)) // more failures than this miss the SLO
 	}
 	if !sat && maxFailed < 0 {

@@ -49,7 +49,7 @@ func TestEarlyStopTick(t *testing.T) {
 // share of the whole run it allows; nothing is watched without one.
 func TestEarlyStopFailures(t *testing.T) {
 	rate := 0.1
-	sc := &scenario.Scenario{Load: scenario.Load{MaxFailureRate: &rate}}
+	sc := &scenario.Scenario{Load: scenario.Load{EarlyStop: &scenario.EarlyStop{MaxFailureRate: &rate}}}
 	var cause error
 	e := newEarlyStopper(sc, 20, func() int64 { return 0 }, func(err error) { cause = err })
 	if e == nil || e.maxFailed != 2 || e.sat {

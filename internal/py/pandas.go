@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -88,6 +89,9 @@ func columnFormat(records []*Object, c string) func(v any, ok bool) string {
 			case int64:
 				return Repr(float64(x))
 			case float64:
+				if math.IsNaN(x) { // pandas writes a missing value
+					return ""
+				}
 				return Repr(x)
 			}
 			return ""

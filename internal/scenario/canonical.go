@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -70,8 +71,14 @@ func (s *Scenario) Redacted() *Scenario {
 	c := s.clone()
 	redactHeaders(c.Target.Headers)
 	c.Target.BaseURL = RedactURL(c.Target.BaseURL)
-	if c.Target.Server != nil {
-		redactHeaders(c.Target.Server.Env) // tokens such as HF_TOKEN
+	if sv := c.Target.Server; sv != nil {
+		redactHeaders(sv.Env) // tokens such as HF_TOKEN
+		sv.Command = RedactArgv(sv.Command)
+		for k := range sv.Args {
+			if secretOption(k) {
+				sv.Args[k] = json.RawMessage(strconv.Quote(RedactedValue))
+			}
+		}
 	}
 	if c.Compare != nil {
 		for name, raw := range c.Compare.Variants {
@@ -244,4 +251,38 @@ func deepCopy(v reflect.Value) reflect.Value {
 		return c
 	}
 	return v
+}
+
+// RedactArgv returns argv with the values of options that look secret
+// (see secretOption: vLLM's --api-key, --hf-token) replaced by
+// [RedactedValue], in both the "--name value" and "--name=value" forms.
+func RedactArgv(argv []string) []string {
+	out := slices.Clone(argv)
+	for i := 0; i < len(out); i++ {
+		w := out[i]
+		if !strings.HasPrefix(w, "-") {
+			continue
+		}
+		name, _, inline := strings.Cut(w, "=")
+		if !secretOption(name) {
+			continue
+		}
+		if inline {
+			out[i] = name + "=" + RedactedValue
+		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+			out[i+1] = RedactedValue
+			i++
+		}
+	}
+	return out
+}
+
+// secretOption says whether an option or parameter name looks like it
+// carries a secret: "token" or "key", or ending in "-token" or "-key"
+// (api-key, hf-token), or holding "secret" or "password"; underscores
+// count as dashes. max-num-batched-tokens and tokenizer do not.
+func secretOption(name string) bool {
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimLeft(name, "-")), "_", "-")
+	return n == "token" || n == "key" || strings.HasSuffix(n, "-token") || strings.HasSuffix(n, "-key") ||
+		strings.Contains(n, "secret") || strings.Contains(n, "password")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -367,5 +368,29 @@ func TestRedactedBaseURL(t *testing.T) {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// RedactArgv hides the values of secret options, in both forms, and
+// leaves every other word alone.
+func TestRedactArgv(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"vllm", "serve", "m", "--api-key", "sk-1", "--port", "8000"}, []string{"vllm", "serve", "m", "--api-key", RedactedValue, "--port", "8000"}},
+		{[]string{"x", "--hf-token=hf_abc", "--hf_token", "hf_def"}, []string{"x", "--hf-token=" + RedactedValue, "--hf_token", RedactedValue}},
+		{[]string{"x", "--max-num-batched-tokens", "4096", "--tokenizer", "t", "--ssl-keyfile", "k.pem"}, []string{"x", "--max-num-batched-tokens", "4096", "--tokenizer", "t", "--ssl-keyfile", "k.pem"}},
+		{[]string{"x", "--db-password", "p", "--client-secret=s", "--api-key"}, []string{"x", "--db-password", RedactedValue, "--client-secret=" + RedactedValue, "--api-key"}},
+	} {
+		if got := RedactArgv(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("RedactArgv(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	s := &Scenario{Target: Target{Server: &Server{Command: []string{"vllm", "serve", "--api-key", "sk-1"},
+		Args: map[string]json.RawMessage{"hf_token": json.RawMessage(`"hf_x"`), "max_num_seqs": json.RawMessage("8")}}}}
+	r := s.Redacted()
+	if r.Target.Server.Command[3] != RedactedValue || string(r.Target.Server.Args["hf_token"]) != `"`+RedactedValue+`"` || string(r.Target.Server.Args["max_num_seqs"]) != "8" {
+		t.Errorf("redacted server %+v", r.Target.Server)
+	}
+	if s.Target.Server.Command[3] != "sk-1" {
+		t.Error("Redacted changed the scenario")
 	}
 }

@@ -217,11 +217,6 @@ type Load struct {
 	// MaxModelLen, when positive, drops the requests whose prompt and
 	// output are together longer (vllm-bench's --max-model-len).
 	MaxModelLen int `json:"max_model_len,omitempty"`
-	// MaxFailureRate, set by a capacity search whose SLOs bound the
-	// failure rate, stops the run as soon as more requests have failed
-	// than that share of num_prompts (the run then misses the SLO
-	// whatever the rest do). Not a schema field: the search sets it.
-	MaxFailureRate *float64 `json:"-"`
 }
 
 // EarlyStop says when a run ends before all its requests are sent.
@@ -230,6 +225,10 @@ type EarlyStop struct {
 	Oversaturation bool `json:"oversaturation"`
 	// WindowS is how many seconds the growth must last.
 	WindowS float64 `json:"window_s"`
+	// MaxFailureRate, when set, stops the run as soon as more requests
+	// have failed than that share of num_prompts (a capacity search sets
+	// it from its failure-rate SLO).
+	MaxFailureRate *float64 `json:"max_failure_rate,omitempty"`
 }
 
 // RampUp ramps the request rate from StartRPS to EndRPS over the run.

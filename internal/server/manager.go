@@ -84,7 +84,7 @@ func (m *Manager) Ensure(ctx context.Context, sc *scenario.Scenario, dir string)
 	if err := os.MkdirAll(filepath.Dir(cfg.Log), 0o755); err != nil {
 		return fmt.Errorf("server log: %w", err)
 	}
-	fmt.Fprintf(m.Stderr, "Starting the server: %s (log %s)\n", strings.Join(cfg.Argv, " "), cfg.Log)
+	fmt.Fprintf(m.Stderr, "Starting the server: %s (log %s)\n", strings.Join(scenario.RedactArgv(cfg.Argv), " "), cfg.Log)
 	start := time.Now()
 	p, err := Start(ctx, *cfg)
 	if err != nil {

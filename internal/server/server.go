@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vbench/vbench/internal/scenario"
 )
 
 // Config is one server to start.
@@ -176,11 +178,14 @@ func Start(ctx context.Context, cfg Config) (*Proc, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("server.command is empty")
 	}
+	if answered(ctx, cfg.ReadyURL) {
+		return nil, fmt.Errorf("something already answers at %s: another server listens on that port (stop it, or give this one another port)", cfg.ReadyURL)
+	}
 	log, err := os.OpenFile(cfg.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("server log: %w", err)
 	}
-	fmt.Fprintf(log, "== vbench: starting the server at %s: %s\n", time.Now().Format(time.RFC3339), strings.Join(cfg.Argv, " "))
+	fmt.Fprintf(log, "== vbench: starting the server at %s: %s\n", time.Now().Format(time.RFC3339), strings.Join(scenario.RedactArgv(cfg.Argv), " "))
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.Stdout, cmd.Stderr = log, log
@@ -203,6 +208,21 @@ func Start(ctx context.Context, cfg Config) (*Proc, error) {
 		return nil, fmt.Errorf("%w%s", err, p.tailNote())
 	}
 	return p, nil
+}
+
+// answered says whether anything answers HTTP at url now.
+func answered(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := (&http.Client{Timeout: time.Second}).Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return true
 }
 
 // waitReady polls the ready URL until it answers 200.
@@ -229,7 +249,11 @@ func (p *Proc) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("the server exited before it was ready (%v)", p.err)
+			how := "exit status 0"
+			if p.err != nil {
+				how = p.err.Error()
+			}
+			return fmt.Errorf("the server exited before it was ready (%s)", how)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:

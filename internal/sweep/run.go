@@ -21,16 +21,28 @@ import (
 	"github.com/vbench/vbench/internal/server"
 )
 
-// Options are the flags of `vllm bench sweep serve`.
+// Options are the flags of `vllm bench sweep serve` (see AddFlags).
 type Options struct {
+	// ServeCmd, BenchCmd and AfterBenchCmd are the command lines of the
+	// server, the benchmark and what runs after each benchmark.
 	ServeCmd, BenchCmd, AfterBenchCmd string
-	ShowStdout                        bool
-	ServerReadyTimeout                int
-	ServeParams, BenchParams          string
-	LinkVars                          string
-	OutputDir, ExperimentName         string
-	NumRuns, WarmupNumPrompts         int
-	ContinueOnError, DryRun, Resume   bool
+	// ShowStdout shows each benchmark's console output.
+	ShowStdout bool
+	// ServerReadyTimeout is how long, in seconds, the server may take to
+	// answer /health.
+	ServerReadyTimeout int
+	// ServeParams and BenchParams are the parameter files.
+	ServeParams, BenchParams string
+	// LinkVars are the linked serve and bench keys, "a=b,c=d".
+	LinkVars string
+	// OutputDir and ExperimentName place the results.
+	OutputDir, ExperimentName string
+	// NumRuns is the runs per combination; WarmupNumPrompts the prompts
+	// of an unmeasured warm-up run per combination (0: none).
+	NumRuns, WarmupNumPrompts int
+	// ContinueOnError records failed runs and goes on; DryRun prints the
+	// commands; Resume continues an experiment.
+	ContinueOnError, DryRun, Resume bool
 	// WorkloadVar and WorkloadIters are serve_workload's
 	// --workload-var (request_rate or max_concurrency) and
 	// --workload-iters.
@@ -41,7 +53,10 @@ type Options struct {
 // UsageError is a bad flag or parameter file: the sweep never started.
 type UsageError struct{ Err error }
 
+// Error is the underlying error's text.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // sweeper is one sweep in progress.
