@@ -401,7 +401,16 @@ func expandPoints(sc *scenario.Scenario, spec *Spec) ([][]scenario.Override, err
 // axisKeys are the names of the axes in point names: the last field name,
 // or the whole path when another axis has the same last name.
 func axisKeys(axes []string) []string {
-	last := func(p string) string { return p[strings.LastIndex(p, ".")+1:] }
+	last := func(p string) string {
+		if strings.HasSuffix(p, `"`) { // a quoted last label: target.server.args."a.b"
+			if i := strings.LastIndex(p[:len(p)-1], `."`); i >= 0 {
+				if l, err := strconv.Unquote(p[i+1:]); err == nil {
+					return l
+				}
+			}
+		}
+		return p[strings.LastIndex(p, ".")+1:]
+	}
 	keys := make([]string, len(axes))
 	for i, a := range axes {
 		keys[i] = last(a)

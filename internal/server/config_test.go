@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,5 +66,24 @@ func TestConfigKey(t *testing.T) {
 		if c.Key() == a.Key() {
 			t.Errorf("another %s kept the key", name)
 		}
+	}
+}
+
+// A server that did not start fails the later runs that need it at once,
+// with the same error, instead of being started (and waited for) again.
+func TestManagerRemembersFailedStarts(t *testing.T) {
+	sc := &scenario.Scenario{Target: scenario.Target{Host: "127.0.0.1", Port: 1, Server: &scenario.Server{
+		Command: []string{filepath.Join(t.TempDir(), "no-such-server")}, ReadyTimeout: 1, StopGrace: 1, Log: "server.log"}}}
+	m := &Manager{}
+	first := m.Ensure(t.Context(), sc, t.TempDir())
+	if first == nil {
+		t.Fatal("a missing command started")
+	}
+	second := m.Ensure(t.Context(), sc, t.TempDir())
+	if second == nil || !errors.Is(second, first) || !strings.Contains(second.Error(), "did not start for an earlier run either") {
+		t.Errorf("second start: %v", second)
+	}
+	if m.Starts != 0 {
+		t.Errorf("Starts = %d", m.Starts)
 	}
 }

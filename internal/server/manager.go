@@ -30,6 +30,10 @@ type Manager struct {
 
 	cur *Proc
 	key string
+	// failed holds the start errors of the servers that did not start: a
+	// later run that needs the same server fails at once with the same
+	// error instead of waiting its ready_timeout again.
+	failed map[string]error
 }
 
 // ConfigOf is the server configuration of a run's scenario (nil when the
@@ -78,6 +82,9 @@ func (m *Manager) Ensure(ctx context.Context, sc *scenario.Scenario, dir string)
 	if m.cur != nil && m.key == key && m.cur.Died() == nil {
 		return nil
 	}
+	if err := m.failed[key]; err != nil {
+		return fmt.Errorf("%w (it did not start for an earlier run either)", err)
+	}
 	if err := m.Close(); err != nil {
 		return err
 	}
@@ -88,6 +95,12 @@ func (m *Manager) Ensure(ctx context.Context, sc *scenario.Scenario, dir string)
 	start := time.Now()
 	p, err := Start(ctx, *cfg)
 	if err != nil {
+		if ctx.Err() == nil {
+			if m.failed == nil {
+				m.failed = map[string]error{}
+			}
+			m.failed[key] = err
+		}
 		return err
 	}
 	m.Starts++

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -119,7 +120,8 @@ func Scenario(o Options) (*scenario.Scenario, error) {
 				if err != nil {
 					return nil, err
 				}
-				axes["target.server.args."+k] = append(axes["target.server.args."+k], b)
+				path := "target.server.args." + cueLabel(k)
+				axes[path] = append(axes[path], b)
 			}
 			for path := range changed {
 				v, ok := benchLeaves[i][path]
@@ -217,4 +219,16 @@ func leavesOf(sc *scenario.Scenario) (map[string]json.RawMessage, error) {
 	}
 	walk("", v)
 	return out, nil
+}
+
+// cueLabel writes a map key as a CUE path label: as is when it is an
+// identifier, else quoted (a dotted vLLM key such as
+// "compilation_config.mode" is one argument, not a nested field).
+func cueLabel(k string) string {
+	for i, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return strconv.Quote(k)
+		}
+	}
+	return k
 }
