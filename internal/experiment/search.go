@@ -304,15 +304,21 @@ func ExecuteSearch(ctx context.Context, sc *scenario.Scenario, env pipeline.Env,
 			if opt.Overwrite {
 				run.Output.Overwrite = true
 			}
-			for _, slo := range s.SLOs { // a run past its failure-rate SLO stops (load.early_stop)
+			// A run that misses an SLO for good stops (load.early_stop):
+			// past its failure rate, or past a latency bound.
+			es := scenario.EarlyStop{WindowS: 10} // over-saturation only if the scenario asks
+			if run.Load.EarlyStop != nil {
+				es = *run.Load.EarlyStop
+			}
+			for _, slo := range s.SLOs {
 				if slo.Metric == FailureRate && slo.Max != nil {
-					es := scenario.EarlyStop{WindowS: 10} // over-saturation only if the scenario asks
-					if run.Load.EarlyStop != nil {
-						es = *run.Load.EarlyStop
-					}
 					es.MaxFailureRate = slo.Max
-					run.Load.EarlyStop = &es
+				} else if slo.Max != nil {
+					es.SLOs = append(es.SLOs, slo)
 				}
+			}
+			if es.MaxFailureRate != nil || len(es.SLOs) > 0 {
+				run.Load.EarlyStop = &es
 			}
 			info := RunInfo{Hash: res.Hash, Index: res.Runs, Point: 0, Repeat: r, Seed: run.Seed,
 				Spec: &Spec{Name: spec.Name, Axes: spec.Axes, Repeat: spec.Repeat, Points: []Point{pt}}}

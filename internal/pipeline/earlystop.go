@@ -3,6 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +46,90 @@ type earlyStopper struct {
 	finished  []int64       // finished at each tick
 	firstDone int           // the first tick with a request finished (-1: none yet)
 	quit      chan struct{} // closes the ticker
+	slos      []sloWatch    // load.early_stop.slos that can be settled
+	n         int           // the run's requests
+	mu        sync.Mutex    // guards slos' counts (sinks may run concurrently)
+}
+
+// sloWatch watches one upper bound on a latency statistic.
+type sloWatch struct {
+	name    string  // the SLO's result key, e.g. "p99_ttft_ms"
+	e2el    bool    // the metric: E2EL, else TTFT
+	mean    bool    // the statistic: the mean, else the percentile pct
+	pct     float64 // the percentile (50 for the median)
+	bound   float64 // the bound, ms
+	over    int     // requests above the bound so far
+	sum     float64 // the values' sum so far, ms
+	settled int     // with a percentile: how many over the bound settle it
+}
+
+// watches turns early_stop.slos into watches for n requests: the upper
+// bounds on mean_, median_ and pNN_ of ttft and e2el.
+func watches(slos []scenario.SLO, n int) []sloWatch {
+	var out []sloWatch
+	for _, s := range slos {
+		if s.Max == nil {
+			continue
+		}
+		w := sloWatch{name: s.Metric, bound: *s.Max}
+		stat, metric, ok := strings.Cut(strings.TrimSuffix(s.Metric, "_ms"), "_")
+		switch {
+		case !ok || !strings.HasSuffix(s.Metric, "_ms"):
+			continue
+		case metric == "e2el":
+			w.e2el = true
+		case metric != "ttft":
+			continue
+		}
+		switch {
+		case stat == "mean":
+			w.mean = true
+		case stat == "median":
+			w.pct = 50
+		case strings.HasPrefix(stat, "p"):
+			p, err := strconv.ParseFloat(stat[1:], 64)
+			if err != nil || p < 0 || p > 100 {
+				continue
+			}
+			w.pct = p
+		default:
+			continue
+		}
+		// numpy's linear percentile of m values is above the bound once the
+		// value at index floor((m-1)·pct/100) is, i.e. once m - that index
+		// values are; that count only grows with m, so m = n bounds it.
+		w.settled = n - int(math.Floor(float64(n-1)*w.pct/100))
+		out = append(out, w)
+	}
+	return out
+}
+
+// settle counts one finished request in the watches and returns why an
+// SLO is missed for good, or "".
+func (e *earlyStopper) settle(rec *record.Record) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.slos {
+		w := &e.slos[i]
+		v := rec.TTFT() * 1e3
+		if w.e2el {
+			v = rec.Latency() * 1e3
+		}
+		if w.mean {
+			w.sum += v
+			if w.sum > w.bound*float64(e.n) {
+				return fmt.Sprintf("%s misses its SLO (<= %s) for good: the requests so far sum to %.0f ms, more than the bound times all %d requests", w.name, strconv.FormatFloat(w.bound, 'g', -1, 64), w.sum, e.n)
+			}
+			continue
+		}
+		if v > w.bound {
+			w.over++
+			if w.over >= w.settled {
+				return fmt.Sprintf("%s misses its SLO (<= %s) for good: %d of the %d requests took longer", w.name, strconv.FormatFloat(w.bound, 'g', -1, 64), w.over, e.n)
+			}
+		}
+	}
+	return ""
 }
 
 // newEarlyStopper returns the run's early stopper, or nil when nothing
@@ -54,14 +142,19 @@ func newEarlyStopper(sc *scenario.Scenario, n int, inflight func() int64, stop f
 		r := es.MaxFailureRate
 		maxFailed = int64(*r * float64(n)) // more failures than this miss the SLO
 	}
-	if !sat && maxFailed < 0 {
+	var slos []sloWatch
+	if es != nil {
+		slos = watches(es.SLOs, n)
+	}
+	if !sat && maxFailed < 0 && len(slos) == 0 {
 		return nil
 	}
 	w := 10
 	if es != nil && es.WindowS > 0 {
 		w = max(2, int(es.WindowS+0.5))
 	}
-	return &earlyStopper{sat: sat, window: w, maxFailed: maxFailed, inflight: inflight, stop: stop, quit: make(chan struct{}), firstDone: -1}
+	return &earlyStopper{sat: sat, window: w, maxFailed: maxFailed, inflight: inflight, stop: stop, quit: make(chan struct{}), firstDone: -1,
+		slos: slos, n: n}
 }
 
 // Record counts a finished request (run.Sink).
@@ -73,6 +166,12 @@ func (e *earlyStopper) Record(rec *record.Record) {
 	if rec.Error != "" {
 		if f := e.failed.Add(1); e.maxFailed >= 0 && f > e.maxFailed {
 			e.fire(fmt.Sprintf("%d requests failed, more than the failure-rate SLO allows of the whole run", f))
+		}
+		return
+	}
+	if len(e.slos) > 0 {
+		if why := e.settle(rec); why != "" {
+			e.fire(why)
 		}
 	}
 }

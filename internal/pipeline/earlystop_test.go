@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/scenario"
@@ -68,5 +69,53 @@ func TestEarlyStopFailures(t *testing.T) {
 	}
 	if newEarlyStopper(&scenario.Scenario{}, 20, nil, nil) != nil {
 		t.Error("a stopper without early_stop or a failure-rate SLO")
+	}
+}
+
+// A latency SLO is missed for good once enough requests took longer than
+// its bound (a percentile), or once their sum passes the bound times the
+// run's requests (a mean); other metrics are not watched.
+func TestEarlyStopSLOs(t *testing.T) {
+	ptr := func(x float64) *float64 { return &x }
+	rec := func(ttftMs, e2elMs int) *record.Record {
+		return &record.Record{Start: 0, Chunks: []time.Duration{time.Duration(ttftMs) * time.Millisecond},
+			End: time.Duration(e2elMs) * time.Millisecond}
+	}
+	for _, tc := range []struct {
+		name   string
+		slo    scenario.SLO
+		n      int
+		values [][2]int // ttft, e2el in ms
+		fire   int      // the request (1-based) that settles it, 0: none
+	}{
+		// p90 of 20: index floor(19·0.9) = 17: 20 - 17 = 3 values over settle it.
+		{"p90 ttft", scenario.SLO{Metric: "p90_ttft_ms", Max: ptr(100)}, 20, [][2]int{{50, 60}, {150, 160}, {150, 160}, {40, 50}, {200, 210}}, 5},
+		{"median e2el", scenario.SLO{Metric: "median_e2el_ms", Max: ptr(100)}, 4, [][2]int{{10, 150}, {10, 50}, {10, 150}, {10, 150}}, 4},
+		{"mean ttft", scenario.SLO{Metric: "mean_ttft_ms", Max: ptr(10)}, 4, [][2]int{{20, 30}, {15, 30}, {6, 30}}, 3},
+		{"under the bound", scenario.SLO{Metric: "p99_ttft_ms", Max: ptr(100)}, 3, [][2]int{{50, 60}, {60, 70}, {99, 100}}, 0},
+		{"tpot not watched", scenario.SLO{Metric: "mean_tpot_ms", Max: ptr(0.001)}, 2, [][2]int{{50, 60}, {60, 70}}, 0},
+		{"a lower bound is not watched", scenario.SLO{Metric: "mean_ttft_ms", Min: ptr(1e9)}, 2, [][2]int{{50, 60}, {60, 70}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cause error
+			sc := &scenario.Scenario{Load: scenario.Load{EarlyStop: &scenario.EarlyStop{SLOs: []scenario.SLO{tc.slo}}}}
+			e := newEarlyStopper(sc, tc.n, func() int64 { return 0 }, func(err error) { cause = err })
+			if e == nil {
+				if tc.fire != 0 {
+					t.Fatal("no stopper")
+				}
+				return
+			}
+			fired := 0
+			for i, v := range tc.values {
+				e.Record(rec(v[0], v[1]))
+				if cause != nil && fired == 0 {
+					fired = i + 1
+				}
+			}
+			if fired != tc.fire {
+				t.Errorf("settled at request %d, want %d (%v)", fired, tc.fire, cause)
+			}
+		})
 	}
 }

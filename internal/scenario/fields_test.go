@@ -86,6 +86,7 @@ var implemented = map[string]string{
 	"load.max_model_len":               "longer requests dropped; testdata/script/serve_rust_flags.txtar, argv/rust_test.go (TestRustFlagsMap)",
 	"load.early_stop.oversaturation":   "an over-saturated run stops early; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 	"load.early_stop.max_failure_rate": "a run past a failure-rate bound stops; pipeline/earlystop_test.go (TestEarlyStopFailures)",
+	"load.early_stop.slos":             "a run past a latency bound for good stops; pipeline/earlystop_test.go (TestEarlyStopSLOs), testdata/script/capacity_search.txtar",
 	"load.early_stop.window_s":         "the growth window; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 
 	"sampling.temperature":        "payload; backend/backend_test.go, testdata/script/temperature_warning.txtar",

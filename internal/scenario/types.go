@@ -229,6 +229,9 @@ type EarlyStop struct {
 	// have failed than that share of num_prompts (a capacity search sets
 	// it from its failure-rate SLO).
 	MaxFailureRate *float64 `json:"max_failure_rate,omitempty"`
+	// SLOs stop the run once it misses one for good (see the schema's
+	// early_stop.slos).
+	SLOs []SLO `json:"slos,omitempty"`
 }
 
 // RampUp ramps the request rate from StartRPS to EndRPS over the run.
