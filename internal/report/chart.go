@@ -155,33 +155,10 @@ func ChartSVG(s *ExperimentSummary, yKey string) string {
 		}
 	}
 	// 5 % headroom keeps markers off the frame.
-	xstep, xtop := niceAxis(1.05 * xmax)
-	ystep, ytop := niceAxis(1.05 * ymax)
-	pw := float64(chartWidth - chartLeft - chartRight)
-	ph := float64(chartHeight - chartTop - chartBottom)
-	px := func(x float64) float64 { return chartLeft + x/xtop*pw }
-	py := func(y float64) float64 { return chartTop + ph - y/ytop*ph }
 	esc := html.EscapeString
 	title := MetricTitle(yKey) + " vs " + MetricTitle(ChartX)
-
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
-		chartWidth, chartHeight, chartWidth, chartHeight)
-	fmt.Fprintf(&b, "<title>%s</title>\n", esc(title))
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartWidth, chartHeight)
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", chartLeft, esc(title))
-	// Grid and ticks.
-	for v := 0.0; v <= xtop+xstep/2; v += xstep {
-		x := svgNum(px(v))
-		fmt.Fprintf(&b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", x, chartTop, x, svgNum(chartTop+ph))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", x, svgNum(chartTop+ph+16), tickLabel(v, xstep))
-	}
-	for v := 0.0; v <= ytop+ystep/2; v += ystep {
-		y := svgNum(py(v))
-		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", chartLeft, y, svgNum(chartLeft+pw), y)
-		fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartLeft-6, y, tickLabel(v, ystep))
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%s" height="%s" fill="none" stroke="#444"/>`+"\n", chartLeft, chartTop, svgNum(pw), svgNum(ph))
+	px, py, pw, ph := chartFrame(&b, title, xmax, ymax)
 	clip := "plot-" + strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r
@@ -240,31 +217,10 @@ func ParetoSVG(s *ExperimentSummary) string {
 	for _, p := range s.Pareto {
 		xmax, ymax = math.Max(xmax, p.PerUser), math.Max(ymax, p.PerGPU)
 	}
-	xstep, xtop := niceAxis(1.05 * xmax)
-	ystep, ytop := niceAxis(1.05 * ymax)
-	pw := float64(chartWidth - chartLeft - chartRight)
-	ph := float64(chartHeight - chartTop - chartBottom)
-	px := func(x float64) float64 { return chartLeft + x/xtop*pw }
-	py := func(y float64) float64 { return chartTop + ph - y/ytop*ph }
 	esc := html.EscapeString
 	const title, xTitle, yTitle = "Pareto frontier", "Output tokens/s per user", "Output tokens/s per GPU"
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
-		chartWidth, chartHeight, chartWidth, chartHeight)
-	fmt.Fprintf(&b, "<title>%s</title>\n", title)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartWidth, chartHeight)
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", chartLeft, title)
-	for v := 0.0; v <= xtop+xstep/2; v += xstep {
-		x := svgNum(px(v))
-		fmt.Fprintf(&b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", x, chartTop, x, svgNum(chartTop+ph))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", x, svgNum(chartTop+ph+16), tickLabel(v, xstep))
-	}
-	for v := 0.0; v <= ytop+ystep/2; v += ystep {
-		y := svgNum(py(v))
-		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", chartLeft, y, svgNum(chartLeft+pw), y)
-		fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartLeft-6, y, tickLabel(v, ystep))
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%s" height="%s" fill="none" stroke="#444"/>`+"\n", chartLeft, chartTop, svgNum(pw), svgNum(ph))
+	px, py, pw, ph := chartFrame(&b, title, xmax, ymax)
 	fmt.Fprintf(&b, `<text x="%s" y="%d" text-anchor="middle">%s</text>`+"\n", svgNum(chartLeft+pw/2), chartHeight-10, xTitle)
 	fmt.Fprintf(&b, `<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`+"\n", svgNum(chartTop+ph/2), yTitle)
 	var front []ParetoPoint
@@ -294,6 +250,37 @@ func ParetoSVG(s *ExperimentSummary) string {
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// chartFrame starts a chart's SVG document in b: its title, the grid and
+// ticks of axes from 0 to just above xmax and ymax (5 % headroom keeps
+// markers off the frame), and the plot frame. It returns the data-to-SVG
+// coordinate maps and the plot's width and height.
+func chartFrame(b *strings.Builder, title string, xmax, ymax float64) (px, py func(float64) float64, pw, ph float64) {
+	xstep, xtop := niceAxis(1.05 * xmax)
+	ystep, ytop := niceAxis(1.05 * ymax)
+	pw = float64(chartWidth - chartLeft - chartRight)
+	ph = float64(chartHeight - chartTop - chartBottom)
+	px = func(x float64) float64 { return chartLeft + x/xtop*pw }
+	py = func(y float64) float64 { return chartTop + ph - y/ytop*ph }
+	esc := html.EscapeString
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		chartWidth, chartHeight, chartWidth, chartHeight)
+	fmt.Fprintf(b, "<title>%s</title>\n", esc(title))
+	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", chartWidth, chartHeight)
+	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", chartLeft, esc(title))
+	for v := 0.0; v <= xtop+xstep/2; v += xstep {
+		x := svgNum(px(v))
+		fmt.Fprintf(b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", x, chartTop, x, svgNum(chartTop+ph))
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", x, svgNum(chartTop+ph+16), tickLabel(v, xstep))
+	}
+	for v := 0.0; v <= ytop+ystep/2; v += ystep {
+		y := svgNum(py(v))
+		fmt.Fprintf(b, `<line x1="%d" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", chartLeft, y, svgNum(chartLeft+pw), y)
+		fmt.Fprintf(b, `<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartLeft-6, y, tickLabel(v, ystep))
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%s" height="%s" fill="none" stroke="#444"/>`+"\n", chartLeft, chartTop, svgNum(pw), svgNum(ph))
+	return px, py, pw, ph
 }
 
 func finiteOr(v, fallback float64) float64 {

@@ -94,8 +94,15 @@ func Run(ctx context.Context, o Options, env pipeline.Env) error {
 			all = append(all, runs...)
 		}
 	}
-	if o.DryRun {
-		fmt.Fprintf(env.Stdout, "Experiment will be saved at: %s\n", s.expDir)
+	return s.finish(all)
+}
+
+// finish ends a sweep: with --dry-run it says where the results would
+// go; otherwise it stops the server and writes summary.csv over all the
+// runs, as pandas writes it.
+func (s *sweeper) finish(all []*py.Object) error {
+	if s.o.DryRun {
+		fmt.Fprintf(s.env.Stdout, "Experiment will be saved at: %s\n", s.expDir)
 		return nil
 	}
 	if err := s.servers.Close(); err != nil {
@@ -109,7 +116,7 @@ func Run(ctx context.Context, o Options, env pipeline.Env) error {
 	if err := report.WriteResultFile(path, csv.Bytes(), false); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Summary of %d runs written to %s\n", len(all), path)
+	fmt.Fprintf(s.env.Stdout, "Summary of %d runs written to %s\n", len(all), path)
 	return nil
 }
 

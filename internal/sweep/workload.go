@@ -1,17 +1,14 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 
 	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/py"
-	"github.com/vbench/vbench/internal/report"
 )
 
 // defaultNumPrompts is vllm bench serve's --num-prompts default.
@@ -86,23 +83,7 @@ func RunWorkload(ctx context.Context, o Options, env pipeline.Env) error {
 			all = append(append(append(all, serial...), mid...), batch...)
 		}
 	}
-	if o.DryRun {
-		fmt.Fprintf(env.Stdout, "Experiment will be saved at: %s\n", s.expDir)
-		return nil
-	}
-	if err := s.servers.Close(); err != nil {
-		return err
-	}
-	var csv bytes.Buffer
-	if err := py.WriteFrameCSV(&csv, all); err != nil {
-		return err
-	}
-	path := filepath.Join(s.expDir, "summary.csv")
-	if err := report.WriteResultFile(path, csv.Bytes(), false); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "Summary of %d runs written to %s\n", len(all), path)
-	return nil
+	return s.finish(all)
 }
 
 // datasetSize is the number of prompts of a bench combination: its
