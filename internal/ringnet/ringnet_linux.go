@@ -152,9 +152,14 @@ func getPoller() *poller {
 				runtime.LockOSThread()
 				p := newPoller()
 				ready <- p
-				if p != nil {
-					p.run()
+				if p == nil {
+					// Hand the thread back instead of ending it with this
+					// goroutine: a thread that ends sends the parent-death
+					// signal to the processes it started (a managed server).
+					runtime.UnlockOSThread()
+					return
 				}
+				p.run()
 			}()
 			if p := <-ready; p != nil {
 				pollers = append(pollers, p)
