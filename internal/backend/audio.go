@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/textproto"
-	"sort"
-	"strconv"
 
 	"github.com/vbench/vbench/internal/dataset"
 	"github.com/vbench/vbench/internal/py"
@@ -56,7 +54,7 @@ func (audio) Payload(r *dataset.Request, o *PayloadOptions) ([]byte, error) {
 	}
 	part.Write(r.Audio.WAV)
 	for k, v := range fields.All() {
-		if err := w.WriteField(k, pyStr(v)); err != nil {
+		if err := w.WriteField(k, py.Str(v)); err != nil {
 			return nil, err
 		}
 	}
@@ -91,61 +89,6 @@ func (audio) AudioSeconds(r *dataset.Request) float64 {
 // rtfx).
 type audioSeconder interface {
 	AudioSeconds(r *dataset.Request) float64
-}
-
-// pyStr is Python's str() of a payload value as the audio function's form
-// fields carry them: True/False, None, ints, floats as repr, strings as
-// they are; a list or dict as its Python repr.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return x
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return py.Repr(x)
-	case []any:
-		s := "["
-		for i, e := range x {
-			if i > 0 {
-				s += ", "
-			}
-			s += pyRepr(e)
-		}
-		return s + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		s := "{"
-		for i, k := range keys {
-			if i > 0 {
-				s += ", "
-			}
-			s += py.ReprString(k) + ": " + pyRepr(x[k])
-		}
-		return s + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-// pyRepr is Python's repr() of a value inside a list or dict.
-func pyRepr(v any) string {
-	if s, ok := v.(string); ok {
-		return py.ReprString(s)
-	}
-	return pyStr(v)
 }
 
 // newBoundary returns a random multipart boundary.

@@ -3,8 +3,11 @@ package py
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -117,8 +120,9 @@ func allMissing(records []*Object, c string) bool {
 	return true
 }
 
-// Str is Python's str() of a value Loads returns: a string as is, anything
-// else as its repr (True, None, 1.0, [1, 'a'], {'k': 2}).
+// Str is Python's str() of a value Loads returns (or of an int or a
+// map[string]any, whose keys come in sorted order): a string as is,
+// anything else as its repr (True, None, 1.0, [1, 'a'], {'k': 2}).
 func Str(v any) string {
 	if s, ok := v.(string); ok {
 		return s
@@ -136,6 +140,8 @@ func pyRepr(v any) string {
 			return "True"
 		}
 		return "False"
+	case int:
+		return strconv.Itoa(x)
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case json.Number:
@@ -156,8 +162,14 @@ func pyRepr(v any) string {
 			parts = append(parts, ReprString(k)+": "+pyRepr(e))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
+	case map[string]any:
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, ReprString(k)+": "+pyRepr(x[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return ""
+	return fmt.Sprint(v)
 }
 
 // csvField quotes a field as Python's csv module does by default.

@@ -55,3 +55,26 @@ func TestPandasGolden(t *testing.T) {
 		})
 	}
 }
+
+// Str covers the values the audio backend's form fields carry too: ints
+// and Go maps (keys sorted), nested, strings quoted inside containers.
+func TestStrGoValues(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{"plain", "plain"},
+		{true, "True"},
+		{nil, "None"},
+		{7, "7"},
+		{int64(-3), "-3"},
+		{0.5, "0.5"},
+		{2.0, "2.0"},
+		{[]any{1, "a", false}, "[1, 'a', False]"},
+		{map[string]any{"b": []any{"it's"}, "a": map[string]any{"k": nil}}, `{'a': {'k': None}, 'b': ["it's"]}`},
+	} {
+		if got := Str(tc.v); got != tc.want {
+			t.Errorf("Str(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
