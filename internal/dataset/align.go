@@ -106,6 +106,11 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 	callCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	sem := make(chan struct{}, maxAlignInFlight)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		failures int // calls that failed
+	)
 	call := func(fn func() error) error {
 		select {
 		case sem <- struct{}{}:
@@ -116,12 +121,18 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 		if err := callCtx.Err(); err != nil {
 			return err
 		}
-		return fn()
+		err := fn()
+		if err != nil {
+			// Counted before the slot is given back, so that no call
+			// waiting for it starts once the failures are enough.
+			mu.Lock()
+			if failures++; failures >= maxAlignFailures {
+				stop()
+			}
+			mu.Unlock()
+		}
+		return err
 	}
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-	)
 	for i := range out {
 		wg.Go(func() {
 			r := &out[i]
@@ -149,9 +160,6 @@ func Align(ctx context.Context, st ServerTokenizer, reqs []Request) ([]Request, 
 			if err != nil {
 				mu.Lock()
 				res.Failed++
-				if res.Failed >= maxAlignFailures {
-					stop()
-				}
 				mu.Unlock()
 			}
 		})
