@@ -160,6 +160,7 @@ func newRootCmd(p Process) *cobra.Command {
 		newSimCmd(p),
 		newCompareCmd(p),
 		newReportCmd(p),
+		newMergeCmd(p),
 		newCalibrateCmd(p),
 		newVersionCmd(p),
 		newServeCmd(p),

@@ -1,16 +1,19 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/vbench/vbench/internal/experiment"
 	"github.com/vbench/vbench/internal/pipeline"
 	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/schedule"
 	"github.com/vbench/vbench/internal/server"
 )
 
@@ -50,6 +53,9 @@ const runExamples = `  vbench run scenarios/quickstart.cue
   VBENCH_URL=http://gpu:8000 vbench run scenarios/kimi-8k.cue
   vbench run base.cue overrides.yaml --set load.num_prompts=100
 
+  # one run split over three clients, merged afterwards (see vbench k8s)
+  vbench run s.cue --shard 0/3 --clock host0:7070 --start-at 2026-12-04T12:00:00Z
+  vbench merge results/
   # experiments
   vbench run scenarios/sweep-concurrency.cue --dry-run
   vbench run scenarios/sweep-concurrency.cue --resume
@@ -60,9 +66,52 @@ type experimentFlags struct {
 	resume, dryRun, overwrite bool
 }
 
+// shardFlags are run's switches for a run split over several clients.
+type shardFlags struct {
+	shard, startAt, clock string
+}
+
+func (f *shardFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.shard, "shard", "", "send stripe `I/N` of the run (load.shard): request i goes to shard i mod N; merge the shards' records with vbench merge")
+	fs.StringVar(&f.startAt, "start-at", "", "start the run at this instant (`RFC3339`, e.g. 2026-12-04T12:00:00Z; env VBENCH_START_AT), on shard 0's clock with --clock")
+	fs.StringVar(&f.clock, "clock", "", "shard 0's clock endpoint `HOST:PORT` (env VBENCH_CLOCK): shard 0 serves it, the others measure their clock offset to it")
+}
+
+// apply sets sc's shard and returns the run's start options (nil when
+// none is given). Environment variables stand in for flags not given.
+func (f *shardFlags) apply(p Process, sc *scenario.Scenario, now time.Time) (*pipeline.ShardSync, error) {
+	if f.shard != "" {
+		sh, err := schedule.ParseShard(f.shard)
+		if err != nil {
+			return nil, fmt.Errorf("--shard: %w", err)
+		}
+		sc.Load.Shard = &scenario.Shard{Index: sh.Index, Count: sh.Count}
+	}
+	startAt, clock := cmp.Or(f.startAt, p.Getenv("VBENCH_START_AT")), cmp.Or(f.clock, p.Getenv("VBENCH_CLOCK"))
+	if startAt == "" && clock == "" {
+		return nil, nil
+	}
+	sync := &pipeline.ShardSync{Clock: clock}
+	if startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, startAt)
+		if err != nil {
+			return nil, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2026-12-04T12:00:00Z", startAt)
+		}
+		if !t.After(now) {
+			return nil, fmt.Errorf("--start-at %s has passed (it is %s): give a time far enough ahead for every shard to be ready", startAt, now.UTC().Format(time.RFC3339))
+		}
+		sync.StartAt = t
+	}
+	if clock != "" && sc.Load.Shard == nil {
+		return nil, errors.New("--clock needs a sharded run (--shard I/N or load.shard)")
+	}
+	return sync, nil
+}
+
 func newRunCmd(p Process) *cobra.Command {
 	var sf scenarioFlags
 	var ef experimentFlags
+	var shf shardFlags
 	cmd := &cobra.Command{
 		Use:     "run FILE...",
 		Short:   "Run a scenario",
@@ -70,22 +119,30 @@ func newRunCmd(p Process) *cobra.Command {
 		Example: runExamples,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return doRun(cmd, p, &sf, &ef, args)
+			return doRun(cmd, p, &sf, &ef, &shf, args)
 		},
 	}
 	sf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&ef.resume, "resume", false, "experiments: skip runs whose result file exists with the same scenario hash")
 	cmd.Flags().BoolVar(&ef.dryRun, "dry-run", false, "list the runs (and their result files) without running them")
 	cmd.Flags().BoolVar(&ef.overwrite, "overwrite", false, "replace existing results (output.overwrite: true); without it vbench never overwrites a result")
+	shf.register(cmd.Flags())
 	return cmd
 }
 
-func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags, files []string) error {
+func doRun(cmd *cobra.Command, p Process, sf *scenarioFlags, ef *experimentFlags, shf *shardFlags, files []string) error {
 	sc, err := sf.load(p, files)
 	if err != nil {
 		return err
 	}
-	env := pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now}
+	sync, err := shf.apply(p, sc, time.Now())
+	if err != nil {
+		return usageErr(err)
+	}
+	if (sync != nil || sc.Load.Shard != nil) && (sc.Search != nil || experiment.IsExperiment(sc)) {
+		return usageErr(errors.New("--shard, --start-at and --clock (load.shard) apply to a single run, not to an experiment (sweep, repeat, compare, search)"))
+	}
+	env := pipeline.Env{Stdout: p.Stdout, Stderr: p.Stderr, Getenv: p.Getenv, Now: time.Now, Shard: sync}
 	if sc.Search != nil {
 		_, err = experiment.ExecuteSearch(cmd.Context(), sc, env, experiment.Options{Resume: ef.resume, DryRun: ef.dryRun, Overwrite: ef.overwrite})
 		return runErr(err)

@@ -44,10 +44,11 @@ type Folded struct {
 // for the successes whose server reported no completion_tokens (the run's
 // client tokenizer); nil means the run had none (tokenizer.skip_init).
 //
-// The run's duration is not in the file (it ends when the last request
-// returns): the summary uses the time of the last response any record
-// holds, which is a little shorter, so throughputs read a little higher
-// than the run's own; the latency statistics are exactly the run's.
+// The summary's duration is the run's own when the file has its run-end
+// line (record.RunEnd). A run killed before its end wrote none: the
+// summary then uses the time of the last response any record holds,
+// which is a little shorter than the run would have had, so throughputs
+// read a little higher; the latency statistics are exactly the run's.
 func FoldRecords(path string, countTokens func(string) int) (*Folded, error) {
 	f, sc, err := readFold(path)
 	if err != nil {
@@ -65,21 +66,31 @@ func Fold(ctx context.Context, path string, env Env) (*Folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	var count func(string) int
-	if !sc.Tokenizer.SkipInit {
-		count = func(string) int { return 0 } // never called: the server counted
-		for _, r := range f.Records {
-			if r.Success && r.OutputTokens == 0 {
-				tok, _, err := loadTokenizerEnv(ctx, sc, env, newEndpoint(sc))
-				if err != nil {
-					return nil, fmt.Errorf("%s: the run's tokenizer, to count output tokens the server did not report: %w", path, err)
-				}
-				count = countTokens(tok)
-				break
-			}
-		}
+	count, err := runCounter(ctx, path, f, sc, env)
+	if err != nil {
+		return nil, err
 	}
 	return fold(f, sc, count), nil
+}
+
+// runCounter is the output-token counter a fold of f (from a run of sc,
+// read from path) needs: nil when the run had no tokenizer, the run's own
+// tokenizer when a success lacks the server's completion_tokens, else a
+// counter never called.
+func runCounter(ctx context.Context, path string, f *record.File, sc *scenario.Scenario, env Env) (func(string) int, error) {
+	if sc.Tokenizer.SkipInit {
+		return nil, nil
+	}
+	for _, r := range f.Records {
+		if r.Success && r.OutputTokens == 0 {
+			tok, _, err := loadTokenizerEnv(ctx, sc, env, newEndpoint(sc))
+			if err != nil {
+				return nil, fmt.Errorf("%s: the run's tokenizer, to count output tokens the server did not report: %w", path, err)
+			}
+			return countTokens(tok), nil
+		}
+	}
+	return func(string) int { return 0 }, nil // never called: the server counted
 }
 
 // readFold reads a records file and the scenario its header holds.
@@ -120,10 +131,14 @@ func fold(f *record.File, sc *scenario.Scenario, countTokens func(string) int) *
 		Pooling:           scenario.Pooling(sc.Target.Backend),
 	}
 	var dur time.Duration
-	for _, r := range f.Records {
-		dur = max(dur, r.Start, r.End)
-		if n := len(r.Chunks); n > 0 {
-			dur = max(dur, r.Chunks[n-1])
+	if f.End != nil {
+		dur = f.End.Duration() // the run's own
+	} else {
+		for _, r := range f.Records {
+			dur = max(dur, r.Start, r.End)
+			if n := len(r.Chunks); n > 0 {
+				dur = max(dur, r.Chunks[n-1])
+			}
 		}
 	}
 	sum := metrics.Compute(f.Records, dur, opt)

@@ -62,6 +62,9 @@ type vbenchInfo struct {
 	NotSent int `json:"not_sent,omitempty"`
 	// StoppedEarly says why a run ended early (load.early_stop).
 	StoppedEarly *stoppedEarlyJSON `json:"stopped_early,omitempty"`
+	// Merge names the shards a merged result was folded from (vbench
+	// merge); no key for a run's own result.
+	Merge *mergeJSON `json:"merge,omitempty"`
 }
 
 // stoppedEarlyJSON is the "stopped_early" member of the "vbench" object.
@@ -110,6 +113,10 @@ func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvM
 		MaxConcurrency: sc.Load.MaxConcurrency, ModelID: modelID, Date: f.date, RampUp: f.ramp,
 		ResultFilename: o.ResultFilename, ResultDir: o.ResultDir,
 	})
+	if sh := shardOf(sc); sh.Count > 1 && o.ResultFilename == "" {
+		// The shards of a run may share a directory.
+		f.name = strings.TrimSuffix(f.name, ".json") + fmt.Sprintf("-shard%dof%d.json", sh.Index, sh.Count)
+	}
 	if !o.SaveResult && !o.AppendResult {
 		return f
 	}
@@ -122,7 +129,9 @@ func planFiles(sc *scenario.Scenario, modelID string, now time.Time, argv *ArgvM
 
 // createRecords creates the run's records file at path with create
 // (record.CreateFile or record.CreateNewFile), with its header: this host,
-// shard 0/1, the scenario's hash and (redacted) text, and this vbench's
+// its shard (0/1 for a run on one client), the hash of the whole plan
+// (Scenario.PlanHash: the scenario's own, for a run that is not split) and
+// the scenario's (redacted) text, and this vbench's
 // version; the run fills in its start. An error from create is wrapped, so
 // fs.ErrExist still matches.
 func createRecords(sc *scenario.Scenario, path string, create func(string, record.Header) (*record.FileSink, error)) (*record.FileSink, error) {
@@ -131,7 +140,7 @@ func createRecords(sc *scenario.Scenario, path string, create func(string, recor
 	if err != nil {
 		return nil, fmt.Errorf("writing the records: %w", err)
 	}
-	f, err := create(path, record.Header{Host: host, Shard: "0/1", ScenarioHash: sc.Hash(), Version: version.Version, Scenario: text})
+	f, err := create(path, record.Header{Host: host, Shard: shardOf(sc).String(), ScenarioHash: sc.PlanHash(), Version: version.Version, Scenario: text})
 	if err != nil {
 		return nil, fmt.Errorf("writing the records: %w", err)
 	}

@@ -113,14 +113,25 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMes
 	if err := checkOutput(sc, exp != nil); err != nil {
 		return nil, err
 	}
+	if sc.Load.Shard != nil && exp != nil {
+		return nil, unsupported("load.shard splits a single run over several clients; it does not apply to the runs of an experiment (sweep, repeat, compare, search)")
+	}
 	if err := preflight(ctx, sc, env); err != nil {
 		return nil, err
 	}
+	// Shard 0 serves its clock from now on: the other shards measure
+	// against it once they are ready, which may be before it is.
+	sr, err := startShard(sc, env)
+	if err != nil {
+		return nil, err
+	}
+	defer sr.close(ctx, env.observer().Diagnostic)
 	pr, err := prepare(ctx, sc, env)
 	if err != nil {
 		return nil, err
 	}
 	defer pr.close()
+	pr.shardRun = sr
 	return pr.execute(ctx, env, exp)
 }
 
@@ -161,6 +172,11 @@ type preparedRun struct {
 	// clockStarted is set when the window is full and the run's clock is
 	// about to start (see datasetWorkers); window is set before it.
 	clockStarted atomic.Bool
+	// plan is the part of the whole plan a sharded run sends (load.shard),
+	// and shardRun its start and clock coordination (nil for a run that
+	// is neither split nor timed to start).
+	plan     shardPlan
+	shardRun *shardRun
 }
 
 // close releases the run's stages.
@@ -237,6 +253,11 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 	if sc.Load.MaxConcurrency != nil {
 		maxConc = *sc.Load.MaxConcurrency
 	}
+	// A shard sends its part of the whole plan under its part of the
+	// concurrency limit.
+	if maxConc, err = shardOf(sc).MaxConcurrency(maxConc); err != nil {
+		return nil, unsupported("load.shard: %v", err)
+	}
 	client, err := backend.New(backend.Config{
 		Backend:   sc.Target.Backend,
 		URL:       tgt.apiURL,
@@ -297,8 +318,22 @@ func prepare(ctx context.Context, sc *scenario.Scenario, env Env) (_ *preparedRu
 		rel.Start(ctx, arrivals.Next)
 		sched, pr.releaser = rel, rel
 	}
+	if shardOf(sc).Count > 1 {
+		if pr.releaser != nil || stream.WantsFeedback() {
+			return nil, unsupported("load.shard: a conversations run cannot be split over clients yet (each conversation's turns wait on its earlier answers, which another shard would hold)")
+		}
+		if shardOf(sc).Index != 0 {
+			pr.sideProbe = nil // shard 0 alone sends the probes
+		}
+	}
+	total := stream.Len()
+	seq, n, plan, err := stripe(sc, sched, total)
+	if err != nil {
+		return nil, err
+	}
+	sched, pr.plan = seq, plan
 	pr.client, pr.stream, pr.lora, pr.probe, pr.maxConc = client, stream, loraAssigner(sc.Target, pyGlobal), probe, maxConc
-	pr.sched, pr.n, pr.replay = sched, stream.Len(), replay
+	pr.sched, pr.n, pr.replay = sched, n, replay
 	return pr, nil
 }
 
@@ -381,11 +416,27 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	// What the dataset prints while the run pulls from it waits for the
 	// run's end.
 	pr.datasetLog.holding = true
-	pr.window = startWindow(ctx, client, pr.stream, pr.lora)
+	pr.window = startWindow(ctx, client, pr.stream, pr.lora, pr.plan.owns)
 	pr.window.wait(ctx)
 	// The model lookup's and the alignment's connections are not held
 	// through the run (a later alignment dials again).
 	pr.ep.closeIdle()
+	if recFile != nil {
+		recFile.Annotate(func(h *record.Header) { h.ModelID, h.TokenizerID = tgt.modelID, tokName })
+	}
+	// A shard measures its clock and places the agreed start on it.
+	startAt, err := pr.shardRun.beforeRun(ctx, obs.Diagnostic)
+	if err != nil {
+		pr.window.stop()
+		sampler.stop()
+		if recFile != nil {
+			_ = recFile.Close() // it holds nothing: the run never started
+		}
+		return nil, err
+	}
+	if recFile != nil {
+		recFile.Annotate(pr.shardRun.annotate)
+	}
 	// From here the dataset makes its requests on one core while the
 	// window is well ahead (see datasetWorkers).
 	pr.clockStarted.Store(true)
@@ -393,7 +444,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
 	display := progress.New(env.Stderr, n, sc.Output.DisableTqdm, &pr.activity)
-	ramp := newRampLog(sc, n)
+	ramp := newRampLog(sc, pr.plan.total)
 	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done), ramp}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
@@ -429,7 +480,8 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	turns := &turnStats{}
 	sinks = append(sinks, turns)
 	profiler := pr.startThresholdProfiler(runCtx, env)
-	res := run.RunWith(runCtx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep},
+	res := run.RunWith(runCtx, run.Plan{Schedule: pr.sched, MaxConcurrency: maxConc, Sinks: sinks, Probe: runProbe(sc, client, pr.sideProbe), Discard: !keep,
+		Index: pr.plan.index, StartAt: startAt},
 		pr.window.take,
 		func(ctx context.Context, p *backend.Prepared, rec *record.Record, now func() time.Duration) {
 			if p == nil {
@@ -451,8 +503,10 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	samples := sampler.stop()
 	display.Finish()
 	pr.datasetLog.flush()
+	pr.shardRun.afterRun(ctx, obs.Diagnostic)
 	var recErr error
 	if recFile != nil {
+		recFile.End(record.RunEnd{DurationNs: int64(res.Duration), Planned: n, Sent: res.Sent, Interrupted: res.Interrupted, ClockAfter: pr.shardRun.clockAfter()})
 		if recErr = recFile.Close(); recErr != nil {
 			recErr = fmt.Errorf("writing the records: %w", recErr)
 		}

@@ -358,9 +358,9 @@ func TestFirstWave(t *testing.T) {
 	}
 }
 
-// A records file alone folds into the run's summary: the same counts and
-// latency statistics; only the duration (and so the rates) may differ, as
-// the file does not hold the run's end.
+// A records file alone folds into the run's summary: the same counts,
+// latency statistics and, from its run-end line, the same duration and
+// rates. Cut short (the run killed), only the duration may differ.
 func TestFoldRecords(t *testing.T) {
 	out, _, err := runScenario(t, base+"\nmetrics: {percentile_metrics: [\"ttft\", \"tpot\", \"itl\", \"e2el\"], metric_percentiles: [50, 99]}")
 	if err != nil {
@@ -378,8 +378,9 @@ func TestFoldRecords(t *testing.T) {
 	if f.Truncated || len(f.Records) != 12 || f.Scenario == nil || f.Scenario.Hash() != f.Header.ScenarioHash {
 		t.Fatalf("fold: truncated %v, %d records, header %+v", f.Truncated, len(f.Records), f.Header)
 	}
-	if f.Duration <= 0 || f.Duration.Seconds() > want.Duration {
-		t.Errorf("fold duration %v, run's %v s", f.Duration, want.Duration)
+	if f.Duration.Seconds() != want.Duration || got.RequestThroughput != want.RequestThroughput || got.OutputThroughput != want.OutputThroughput {
+		t.Errorf("fold duration %v, throughputs %v, %v; run's %v s, %v, %v", f.Duration, got.RequestThroughput, got.OutputThroughput,
+			want.Duration, want.RequestThroughput, want.OutputThroughput)
 	}
 	if got.Completed != want.Completed || got.Failed != want.Failed || got.TotalInput != want.TotalInput ||
 		got.TotalOutput != want.TotalOutput || got.MaxConcurrentRequests != want.MaxConcurrentRequests ||
@@ -426,21 +427,26 @@ func TestFoldRecords(t *testing.T) {
 		t.Errorf("uncounted: total output %d, want %d; diagnostics %q", g.Summary.TotalOutput, wantOut, diag.String())
 	}
 
-	// A file cut in the middle of its last line folds without that record.
+	// A file cut in the middle of its last record (the run killed before
+	// its end line) folds without that record.
 	data, err := os.ReadFile(out.RecordsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	end := bytes.LastIndex(data, []byte("{\"run_end\":"))
+	if end < 0 {
+		t.Fatal("the records file has no run-end line")
+	}
 	cut := filepath.Join(t.TempDir(), "cut.records.jsonl")
-	if err := os.WriteFile(cut, data[:len(data)-10], 0o644); err != nil {
+	if err := os.WriteFile(cut, data[:end-10], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err = FoldRecords(cut, countTokens(tok))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Truncated || len(f.Records) != 11 || f.Summary.Completed != 11 {
-		t.Errorf("cut file: truncated %v, %d records, completed %d", f.Truncated, len(f.Records), f.Summary.Completed)
+	if !f.Truncated || len(f.Records) != 11 || f.Summary.Completed != 11 || f.Duration <= 0 || f.Duration.Seconds() > want.Duration {
+		t.Errorf("cut file: truncated %v, %d records, completed %d, duration %v (the run's %v s)", f.Truncated, len(f.Records), f.Summary.Completed, f.Duration, want.Duration)
 	}
 
 	// Files without a header or records cannot be folded.

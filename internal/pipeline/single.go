@@ -41,6 +41,9 @@ type Env struct {
 	// makes the run silent. The progress bar is drawn on Stderr either
 	// way (output.disable_tqdm turns it off).
 	Observer report.RunObserver
+	// Shard, when set, says how the shards of a split run start together
+	// (vbench run --start-at, --clock; see ShardSync).
+	Shard *ShardSync
 }
 
 // observer is the run's observer: env.Observer, else the console.

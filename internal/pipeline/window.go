@@ -34,8 +34,11 @@ type window struct {
 }
 
 // startWindow starts rendering the requests of s with c, each given its
-// LoRA module by lora (when not nil) first.
-func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora func(int, *dataset.Request)) *window {
+// LoRA module by lora (when not nil) first. With owns (a sharded run), only
+// the requests owns says are this shard's are rendered: the others are
+// drawn from s (and given their LoRA module, so that every random choice
+// stays the whole plan's) and passed over.
+func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora func(int, *dataset.Request), owns func(int) bool) *window {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &window{stream: s, ch: make(chan *backend.Prepared, windowSize), cancel: cancel, done: make(chan struct{}), filled: make(chan struct{})}
 	go func() {
@@ -43,6 +46,7 @@ func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora
 		defer close(w.ch)
 		var fill sync.Once
 		defer fill.Do(func() { close(w.filled) })
+		rendered := 0
 		for i := 0; ; i++ {
 			r, err := s.Next()
 			if err == io.EOF {
@@ -52,6 +56,9 @@ func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora
 			if err == nil {
 				if lora != nil {
 					lora(i, &r)
+				}
+				if owns != nil && !owns(i) {
+					continue
 				}
 				p, err = c.Prepare([]dataset.Request{r}, true)
 			}
@@ -70,7 +77,8 @@ func startWindow(ctx context.Context, c *backend.Client, s *dataset.Stream, lora
 			}
 			// A source that waits for answers cannot fill the window
 			// before the run answers: its first payload is enough.
-			if i+1 == windowSize || s.WantsFeedback() {
+			rendered++
+			if rendered == windowSize || s.WantsFeedback() {
 				fill.Do(func() { close(w.filled) })
 			}
 		}

@@ -85,7 +85,8 @@ func (jw *JSONLWriter) Count() int {
 
 // ReadJSONL reads records written by WriteJSONL, JSONLWriter or FileSink.
 // A header line (see Header) first in the file is skipped, and so are the
-// server-sample lines (see FileSink.ServerSample; ReadFile returns them).
+// server-sample lines (see FileSink.ServerSample) and the run-end line
+// (FileSink.End; ReadFile returns them).
 // Blank lines are skipped; every other line must hold exactly one JSON object. Unknown
 // fields are ignored, so files from newer versions still read. Errors name
 // the line.
@@ -115,6 +116,11 @@ func readJSONL(r io.Reader, lenient bool) (*File, error) {
 				f.Header = h
 			} else if smp, ok := isServerSample(t); ok {
 				f.ServerSamples = append(f.ServerSamples, smp)
+			} else if end, ok := isRunEnd(t); ok {
+				if f.End != nil {
+					return f, fmt.Errorf("read records: line %d: a second run-end line", line)
+				}
+				f.End = end
 			} else {
 				rec, perr := parseRecordLine(t)
 				if perr != nil {

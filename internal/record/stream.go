@@ -1,8 +1,10 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +47,60 @@ type Header struct {
 	// as the result JSON holds it, so that the file alone can be folded
 	// into a result (omitted when unknown).
 	Scenario json.RawMessage `json:"scenario,omitempty"`
+	// ModelID and TokenizerID are the result's model_id and tokenizer_id
+	// (the model the run resolved, the client tokenizer it used), so that
+	// the records alone rebuild the result JSON (vbench merge); omitted
+	// when unknown.
+	ModelID     string `json:"model_id,omitempty"`
+	TokenizerID string `json:"tokenizer_id,omitempty"`
+	// StartAt is the start instant the shards of a run agreed on (vbench
+	// run --start-at), RFC 3339 on the reference clock; omitted for a run
+	// that started when it was ready.
+	StartAt string `json:"start_at,omitempty"`
+	// Clock is this client's clock offset to the shards' reference clock,
+	// measured before the run; nil when none was measured.
+	Clock *ClockOffset `json:"clock,omitempty"`
 }
+
+// ClockOffset is one measurement of a client's wall-clock offset to a
+// reference clock (shard 0's), by Cristian's method.
+type ClockOffset struct {
+	// Reference is the reference clock's address (host:port).
+	Reference string `json:"reference"`
+	// OffsetNs is the local clock minus the reference clock, in
+	// nanoseconds (positive: the local clock is ahead).
+	OffsetNs int64 `json:"offset_ns"`
+	// UncertaintyNs bounds the error of OffsetNs: half the round trip of
+	// the sample it comes from.
+	UncertaintyNs int64 `json:"uncertainty_ns"`
+	// Samples is the number of round trips measured.
+	Samples int `json:"samples"`
+}
+
+// RunEndKey is the one member of the line a run writes last, after its
+// records: {"run_end": {...}} (RunEnd). A file without it is from a run
+// that was killed, or from an older vbench.
+const RunEndKey = "run_end"
+
+// RunEnd is what a run knows only at its end.
+type RunEnd struct {
+	// DurationNs is the run's duration (vLLM's benchmark_duration), from
+	// its start until its last request finished, in nanoseconds.
+	DurationNs int64 `json:"duration_ns"`
+	// Planned is the number of requests the run (the shard, for a
+	// sharded run) was to send; Sent the number it sent.
+	Planned int `json:"planned"`
+	Sent    int `json:"sent"`
+	// Interrupted reports that the run stopped before it sent every
+	// request.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// ClockAfter is the clock offset measured again after the run (nil
+	// when none was measured).
+	ClockAfter *ClockOffset `json:"clock_after,omitempty"`
+}
+
+// Duration is DurationNs as a time.Duration.
+func (e *RunEnd) Duration() time.Duration { return time.Duration(e.DurationNs) }
 
 // SetStart sets Start and StartUnixNs from t.
 func (h *Header) SetStart(t time.Time) {
@@ -140,6 +195,25 @@ func (s *FileSink) Record(rec *Record) {
 	if s.writeLine(rec, "record") {
 		s.n++
 	}
+}
+
+// Annotate changes the header before the run starts (Start writes it).
+func (s *FileSink) Annotate(f func(h *Header)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.header)
+}
+
+// End writes the run's end line ({"run_end": ...}), after its records.
+func (s *FileSink) End(e RunEnd) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeLine(runEndLine{e}, "run end")
+}
+
+// runEndLine is the line End writes.
+type runEndLine struct {
+	End RunEnd `json:"run_end"`
 }
 
 // ServerSampleKey is the one member of a records-file line that holds a
@@ -250,6 +324,9 @@ type File struct {
 	// (FileSink.ServerSample), in file order, as JSON objects: this package
 	// does not know their type (promscrape.ServerSample decodes them).
 	ServerSamples []json.RawMessage
+	// End is the file's run-end line, nil when it has none (the run was
+	// killed before its end).
+	End *RunEnd
 	// Truncated reports that the last line was cut short (the writer was
 	// killed while writing it) and was left out.
 	Truncated bool
@@ -286,6 +363,21 @@ func isServerSample(line []byte) (json.RawMessage, bool) {
 	return l.Sample, true
 }
 
+// isRunEnd returns the value of a run-end line; false for any other
+// line.
+func isRunEnd(line []byte) (*RunEnd, bool) {
+	if !bytes.Contains(line, []byte(`"`+RunEndKey+`"`)) {
+		return nil, false
+	}
+	var l struct {
+		End *RunEnd `json:"run_end"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil || l.End == nil {
+		return nil, false
+	}
+	return l.End, true
+}
+
 // isHeader reports whether a JSON object line is a records file header.
 func isHeader(line []byte) (*Header, bool) {
 	if !bytes.Contains(line, []byte(`"format"`)) {
@@ -296,4 +388,20 @@ func isHeader(line []byte) (*Header, bool) {
 		return nil, false
 	}
 	return &h, true
+}
+
+// ReadHeader reads the header line of the records file at path alone; nil
+// (and no error) when the file's first line is not a header.
+func ReadHeader(path string) (*Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	h, _ := isHeader(bytes.TrimSpace(line))
+	return h, nil
 }

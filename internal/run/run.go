@@ -52,6 +52,15 @@ type Plan struct {
 	// yet taken, however long it is: Result.Records is then nil. Without
 	// it, Result.Records holds every record.
 	Discard bool
+	// Index, when not nil, gives the index a record carries for the
+	// run's i-th request (its place in a whole plan the run sends a
+	// stripe of: see schedule.Shard); nil records i.
+	Index func(i int) int
+	// StartAt, when not zero, is the run's start: RunWith waits for it
+	// (it must carry a monotonic reading: time.Now().Add(d)) and measures
+	// every offset from it, so that clients started apart share one time
+	// zero. A StartAt already past starts at once, from StartAt.
+	StartAt time.Time
 }
 
 // Schedule gives a run's intended send times, in request order.
@@ -205,7 +214,7 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 	if !plan.Discard {
 		all = make([]record.Record, n)
 	}
-	q := admission[T]{limit: plan.MaxConcurrency, take: take, all: all}
+	q := admission[T]{limit: plan.MaxConcurrency, take: take, all: all, index: plan.Index}
 	var wg sync.WaitGroup
 	var finished *handoff
 	if len(plan.Sinks) > 0 {
@@ -215,11 +224,19 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 	// host has (the ring pollers raise GOMAXPROCS for processors that
 	// mostly wait; see package ringnet).
 	procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	if !plan.StartAt.IsZero() {
+		// Wake a little early: the readings below take their time, and
+		// the first request waits on its own timer anyway.
+		waitUntil(ctx, plan.StartAt.Add(-startSlack))
+	}
 	gc0 := readGCStats()
 	procs0 := hostProbe.procs()
 	host0 := hostProbe.cpu()
 	cpu0 := ReadUsage()
 	start := time.Now()
+	if !plan.StartAt.IsZero() {
+		start = plan.StartAt
+	}
 	now := func() time.Duration { return time.Since(start) }
 	sunk := make(chan struct{})
 	if finished != nil {
@@ -305,6 +322,24 @@ dispatch:
 	}
 	res.setHostLoad(host0, host1, procs0)
 	return res
+}
+
+// startSlack is how long before Plan.StartAt RunWith wakes to take its
+// readings.
+const startSlack = 2 * time.Millisecond
+
+// waitUntil sleeps until t or until ctx ends.
+func waitUntil(ctx context.Context, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
 }
 
 // job is a released request: its record and its payload.
@@ -403,7 +438,10 @@ type admission[T any] struct {
 	take  func(i int) T
 	// all, when not nil, holds every request's record, made before the
 	// run; otherwise a record is made as its request starts.
-	all     []record.Record
+	all []record.Record
+	// index, when not nil, maps a request to the index its record
+	// carries (Plan.Index).
+	index   func(int) int
 	mu      sync.Mutex
 	running int
 	waiting timeQueue
@@ -417,6 +455,9 @@ func (a *admission[T]) start(i int, intended, released time.Duration) job[T] {
 		rec = &a.all[i]
 	}
 	rec.Index, rec.Intended, rec.Released = i, intended, released
+	if a.index != nil {
+		rec.Index = a.index(i)
+	}
 	return job[T]{rec, a.take(i)}
 }
 

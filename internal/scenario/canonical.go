@@ -45,6 +45,21 @@ func (s *Scenario) Hash() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// PlanHash is, for a shard's run (load.shard), the hash of the whole plan
+// it is a stripe of: Hash of s without load.shard and without
+// output.result_dir (each shard may write to a directory of its own), the
+// same for every shard of one split run (vbench merge checks the shards by
+// it). For a run that is not split it is Hash.
+func (s *Scenario) PlanHash() string {
+	if s.Load.Shard == nil {
+		return s.Hash()
+	}
+	c := *s
+	c.Load.Shard = nil
+	c.Output.ResultDir = ""
+	return c.Hash()
+}
+
 // canonicalJSON re-encodes JSON with sorted keys, numbers written as they
 // are, and no HTML escaping or whitespace.
 func canonicalJSON(data []byte) ([]byte, error) {

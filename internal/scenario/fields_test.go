@@ -87,6 +87,8 @@ var implemented = map[string]string{
 	"load.early_stop.oversaturation":   "an over-saturated run stops early; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 	"load.early_stop.max_failure_rate": "a run past a failure-rate bound stops; pipeline/earlystop_test.go (TestEarlyStopFailures)",
 	"load.early_stop.slos":             "a run past a latency bound for good stops; pipeline/earlystop_test.go (TestEarlyStopSLOs), testdata/script/capacity_search.txtar",
+	"load.shard.index":                 "the stripe a client sends; schedule/shard_test.go (TestStripeUnion), testdata/script/shard_merge.txtar",
+	"load.shard.count":                 "the clients a run is split over; schedule/shard_test.go (TestStripeOffsets), testdata/script/shard_merge.txtar",
 	"load.early_stop.window_s":         "the growth window; pipeline/earlystop_test.go (TestEarlyStopTick), testdata/script/early_stop.txtar",
 
 	"sampling.temperature":        "payload; backend/backend_test.go, testdata/script/temperature_warning.txtar",

@@ -217,6 +217,18 @@ type Load struct {
 	// MaxModelLen, when positive, drops the requests whose prompt and
 	// output are together longer (vllm-bench's --max-model-len).
 	MaxModelLen int `json:"max_model_len,omitempty"`
+	// Shard, when set, runs one stripe of the plan: the run is split over
+	// Shard.Count clients (vbench run --shard I/N), and this one sends
+	// every Count-th request from Index (see schedule.Shard).
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard is one stripe of a run split over several clients.
+type Shard struct {
+	// Index is this client's shard, from 0 to Count-1.
+	Index int `json:"index"`
+	// Count is the number of clients the run is split over.
+	Count int `json:"count"`
 }
 
 // EarlyStop says when a run ends before all its requests are sent.

@@ -1,0 +1,235 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/vbench/vbench/internal/clocksync"
+	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/scenario"
+	"github.com/vbench/vbench/internal/schedule"
+)
+
+// ShardSync says how the clients of a run split over several (load.shard)
+// start together.
+type ShardSync struct {
+	// StartAt, when not zero, is the instant every shard's run starts, on
+	// the reference clock (shard 0's when Clock is set, else each host's
+	// own): vbench run --start-at. A shard ready only after it fails
+	// rather than send its requests late.
+	StartAt time.Time
+	// Clock, when set, is shard 0's time endpoint (host:port, vbench run
+	// --clock): shard 0 serves its clock there (on every interface, at
+	// that port) from before its run until the other shards have measured
+	// again after theirs; the others measure their offset to it by
+	// Cristian's method before the run (to place StartAt on their own
+	// clock) and after it, and record both in their records file.
+	Clock string
+	// Linger is how long shard 0 waits after its run for the other
+	// shards' after-run measurements (default 10 minutes).
+	Linger time.Duration
+}
+
+// clockSamples is the number of round trips of one clock measurement:
+// the one with the smallest round trip gives the offset.
+const clockSamples = 32
+
+// shardRun is the coordination of one shard's run.
+type shardRun struct {
+	shard  schedule.Shard
+	sync   ShardSync
+	server *clocksync.Server // shard 0's time endpoint, nil otherwise
+	// before and after are the clock offsets measured around the run
+	// (nil when none was).
+	before, after *record.ClockOffset
+}
+
+// startShard checks sc's shard against env's start options and, for
+// shard 0 of a run with a clock, starts serving the clock. It returns nil
+// for a run that is neither sharded nor timed to start.
+func startShard(sc *scenario.Scenario, env Env) (*shardRun, error) {
+	sh := schedule.Whole
+	if s := sc.Load.Shard; s != nil {
+		sh = schedule.Shard{Index: s.Index, Count: s.Count}
+		if err := sh.Check(); err != nil {
+			return nil, unsupported("load.shard: %v", err)
+		}
+	}
+	var sync ShardSync
+	if env.Shard != nil {
+		sync = *env.Shard
+	}
+	if sc.Load.Shard == nil && sync.StartAt.IsZero() {
+		if sync.Clock != "" {
+			return nil, unsupported("--clock needs a sharded run (--shard I/N, load.shard)")
+		}
+		return nil, nil
+	}
+	sr := &shardRun{shard: sh, sync: sync}
+	if sync.Clock != "" && sh.Index == 0 && sh.Count > 1 {
+		_, port, err := net.SplitHostPort(sync.Clock)
+		if err != nil {
+			return nil, unsupported("--clock %q: want host:port (shard 0's address as the others reach it): %v", sync.Clock, err)
+		}
+		srv, err := clocksync.Serve(net.JoinHostPort("", port), nil)
+		if err != nil {
+			return nil, fmt.Errorf("serving the shards' clock on port %s: %w", port, err)
+		}
+		sr.server = srv
+	}
+	return sr, nil
+}
+
+// measures reports whether this shard measures its clock against shard
+// 0's.
+func (sr *shardRun) measures() bool {
+	return sr != nil && sr.sync.Clock != "" && sr.shard.Index != 0
+}
+
+// measure measures this shard's clock offset to shard 0's, waiting up to
+// wait for shard 0 to answer; nil (with a warning) when it cannot.
+func (sr *shardRun) measure(ctx context.Context, wait time.Duration, warn func(string)) *record.ClockOffset {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	est, err := clocksync.Measure(ctx, sr.sync.Clock, clockSamples, nil)
+	if err != nil {
+		warn(fmt.Sprintf("warning: shard %v: no clock offset to shard 0 (%v): this shard's times are aligned on its host's clock", sr.shard, err))
+		return nil
+	}
+	return &record.ClockOffset{Reference: sr.sync.Clock, OffsetNs: int64(est.Offset), UncertaintyNs: int64(est.Uncertainty), Samples: est.Samples}
+}
+
+// beforeRun measures the clock (the shards but 0, with a clock) and
+// returns the run's start instant, with a monotonic reading: StartAt on
+// this host's clock, or the zero time for a run that starts when ready.
+// A StartAt already past is an error: the shard would send late.
+func (sr *shardRun) beforeRun(ctx context.Context, obs func(string)) (time.Time, error) {
+	if sr == nil {
+		return time.Time{}, nil
+	}
+	if sr.measures() {
+		wait := 2 * time.Minute
+		if !sr.sync.StartAt.IsZero() {
+			wait = max(time.Until(sr.sync.StartAt), time.Second)
+		}
+		sr.before = sr.measure(ctx, wait, obs)
+	}
+	if sr.sync.StartAt.IsZero() {
+		return time.Time{}, nil
+	}
+	local := sr.sync.StartAt // the reference instant on this host's clock
+	if sr.before != nil {
+		local = local.Add(time.Duration(sr.before.OffsetNs))
+	}
+	now := time.Now()
+	wait := local.Sub(now) // wall clock against wall clock
+	if wait < 0 {
+		return time.Time{}, fmt.Errorf("shard %v was ready %.3f s after the agreed start (--start-at %s): it would send its requests late; start the shards later", sr.shard, -wait.Seconds(), sr.sync.StartAt.UTC().Format(time.RFC3339Nano))
+	}
+	obs(fmt.Sprintf("Shard %v starts at %s (in %.3f s)%s", sr.shard, sr.sync.StartAt.UTC().Format(time.RFC3339Nano), wait.Seconds(), sr.clockNote()))
+	return now.Add(wait), nil
+}
+
+// clockNote says what the start's placement rests on.
+func (sr *shardRun) clockNote() string {
+	switch {
+	case sr.before != nil:
+		return fmt.Sprintf(", clock offset to shard 0 %+.3f ms ± %.3f ms", float64(sr.before.OffsetNs)/1e6, float64(sr.before.UncertaintyNs)/1e6)
+	case sr.measures():
+		return ", on this host's clock (no offset to shard 0 was measured)"
+	}
+	return ""
+}
+
+// annotate writes the shard's coordination into the records header.
+func (sr *shardRun) annotate(h *record.Header) {
+	if sr == nil {
+		return
+	}
+	h.Shard = sr.shard.String()
+	if !sr.sync.StartAt.IsZero() {
+		h.StartAt = sr.sync.StartAt.UTC().Format(time.RFC3339Nano)
+	}
+	h.Clock = sr.before
+}
+
+// afterRun measures the clock again (the shards but 0) and tells shard 0
+// this shard is done with it.
+func (sr *shardRun) afterRun(ctx context.Context, obs func(string)) {
+	if !sr.measures() {
+		return
+	}
+	sr.after = sr.measure(ctx, 30*time.Second, obs)
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := clocksync.Done(dctx, sr.sync.Clock, sr.shard.Index); err != nil {
+		obs(fmt.Sprintf("warning: shard %v: could not tell shard 0 it is done: %v", sr.shard, err))
+	}
+}
+
+// clockAfter is the offset measured after the run, nil when none was.
+func (sr *shardRun) clockAfter() *record.ClockOffset {
+	if sr == nil {
+		return nil
+	}
+	return sr.after
+}
+
+// close ends shard 0's clock, once the other shards have measured after
+// their runs (or Linger has passed).
+func (sr *shardRun) close(ctx context.Context, obs func(string)) {
+	if sr == nil || sr.server == nil {
+		return
+	}
+	defer sr.server.Close()
+	linger := sr.sync.Linger
+	if linger <= 0 {
+		linger = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, linger)
+	defer cancel()
+	peers := sr.shard.Count - 1
+	obs(fmt.Sprintf("Waiting for the other %d shards to measure their clocks after their runs (up to %v)", peers, linger))
+	if err := sr.server.WaitDone(ctx, peers); err != nil && !errors.Is(err, context.Canceled) {
+		obs(fmt.Sprintf("warning: %v", err))
+	}
+}
+
+// shardPlan is the part of a run a shard sends.
+type shardPlan struct {
+	// total is the whole plan's request count.
+	total int
+	// owns reports a request of the whole plan that this shard sends, and
+	// index maps the shard's i-th request to its index in the plan; both
+	// nil for a run that is not split.
+	owns  func(int) bool
+	index func(int) int
+}
+
+// shardOf is sc's shard: schedule.Whole for a run that is not split.
+func shardOf(sc *scenario.Scenario) schedule.Shard {
+	if s := sc.Load.Shard; s != nil {
+		return schedule.Shard{Index: s.Index, Count: s.Count}
+	}
+	return schedule.Whole
+}
+
+// stripe applies sc's shard to a run of total requests whose intended
+// times sched gives: the shard's schedule, its request count and the
+// plan mapping.
+func stripe(sc *scenario.Scenario, sched schedule.Sequence, total int) (schedule.Sequence, int, shardPlan, error) {
+	plan := shardPlan{total: total}
+	sh := shardOf(sc)
+	if sh.Count == 1 {
+		return sched, total, plan, nil
+	}
+	n := sh.Len(total)
+	if n == 0 {
+		return nil, 0, plan, unsupported("load.shard %v: the run's %d requests leave this shard none", sh, total)
+	}
+	plan.owns, plan.index = sh.Owns, sh.Global
+	return schedule.Stripe(sched, sh), n, plan, nil
+}
