@@ -284,7 +284,7 @@ var badInputs = []badInput{
 	{name: "--set of an unknown field lists the fields", issue: "22.4",
 		files: map[string]string{"s.cue": "\n"},
 		args:  []string{"vet", "s.cue", "--set", "load.rate=5"}, exit: cli.ExitUsage,
-		stderr: `^vbench: --set load\.rate=5: load\.rate: field not allowed \(allowed: burstiness, early_stop, max_concurrency, max_model_len, num_prompts, .*, request_rate\)$`},
+		stderr: `^vbench: --set load\.rate=5: load\.rate: field not allowed \(allowed: burstiness, early_stop, max_concurrency, max_model_len, num_prompts, .*, request_rate, shard\)$`},
 	{name: "export format unknown", issue: "22.4",
 		files: map[string]string{"s.cue": "\n"},
 		args:  []string{"export", "s.cue", "--format", "toml"}, exit: cli.ExitUsage,

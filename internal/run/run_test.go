@@ -256,3 +256,37 @@ func TestRunWithoutSinks(t *testing.T) {
 		}
 	})
 }
+
+// TestRunStartAt checks a run timed to start (Plan.StartAt): it waits for
+// the instant, measures every offset from it, and its records carry the
+// plan indexes Plan.Index gives (a shard's stripe).
+func TestRunStartAt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		at := time.Now().Add(1500 * time.Millisecond)
+		offsets := []time.Duration{0, ms(10), ms(40)}
+		var started time.Time
+		starter := &startSink{start: &started}
+		begin := time.Now()
+		res := Run(context.Background(), Plan{Offsets: offsets, StartAt: at, Index: func(i int) int { return 1 + 3*i }, Sinks: []Sink{starter}},
+			SenderFunc(func(ctx context.Context, i int, rec *record.Record, now func() time.Duration) {
+				rec.Start = now()
+				if got := time.Since(begin); got < 1500*time.Millisecond+offsets[i] {
+					t.Errorf("request %d sent %v after the call, before its time", i, got)
+				}
+			}))
+		if !res.Start.Equal(at) || !started.Equal(at) {
+			t.Errorf("run start %v, sinks told %v; want %v", res.Start, started, at)
+		}
+		for i, r := range res.Records {
+			if r.Index != 1+3*i || r.Released != offsets[i] || r.Start != offsets[i] {
+				t.Errorf("request %d: index %d, released %v, started %v; want %d, %v", i, r.Index, r.Released, r.Start, 1+3*i, offsets[i])
+			}
+		}
+	})
+}
+
+// startSink records the start the run tells its Starters.
+type startSink struct{ start *time.Time }
+
+func (s *startSink) Start(t time.Time)     { *s.start = t }
+func (s *startSink) Record(*record.Record) {}
