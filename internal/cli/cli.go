@@ -161,6 +161,7 @@ func newRootCmd(p Process) *cobra.Command {
 		newCompareCmd(p),
 		newReportCmd(p),
 		newMergeCmd(p),
+		newK8sCmd(p),
 		newCalibrateCmd(p),
 		newVersionCmd(p),
 		newServeCmd(p),

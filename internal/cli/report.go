@@ -34,8 +34,10 @@ Given a records file (NAME.records.jsonl) instead of a directory, it folds
 the run's per-request records into the run's result block, using the scenario
 its header holds: this works for a run that was killed before it could write
 its result, since the records stream to the file as requests complete. The
-rates divide by the time of the last response in the file, as the run's own
-end is not recorded.
+rates divide by the run's duration, from the line a run writes after its
+records; a run killed before its end wrote none, and its rates divide by the
+time of the last response in the file. The shards of a split run merge with
+vbench merge.
 
 Exit codes: 0 success, 2 bad usage or no results, 3 a gate of the
 experiment failed.`

@@ -126,6 +126,9 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMes
 		return nil, err
 	}
 	defer sr.close(ctx, env.observer().Diagnostic)
+	if sr != nil && sr.shard.Count > 1 && (!sc.Output.SaveResult || !sc.Output.Records) {
+		env.observer().Diagnostic(fmt.Sprintf("warning: shard %v writes no records file (it needs output.save_result and output.records): vbench merge will have nothing of it", sr.shard))
+	}
 	pr, err := prepare(ctx, sc, env)
 	if err != nil {
 		return nil, err

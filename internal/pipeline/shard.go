@@ -111,9 +111,11 @@ func (sr *shardRun) beforeRun(ctx context.Context, obs func(string)) (time.Time,
 		return time.Time{}, nil
 	}
 	if sr.measures() {
+		// Shard 0 may not answer yet: wait for it, but not past the
+		// start (less a second to place it).
 		wait := 2 * time.Minute
 		if !sr.sync.StartAt.IsZero() {
-			wait = max(time.Until(sr.sync.StartAt), time.Second)
+			wait = max(time.Until(sr.sync.StartAt)-time.Second, time.Second)
 		}
 		sr.before = sr.measure(ctx, wait, obs)
 	}
