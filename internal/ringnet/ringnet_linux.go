@@ -657,19 +657,30 @@ func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
 // SetDeadline sets the read and write deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opError("set", net.ErrClosed)
+	}
 	c.setDeadline(&c.rd, t)
 	c.setDeadline(&c.wd, t)
 	return nil
 }
 
-// SetReadDeadline sets the deadline of reads and ReadEach.
+// SetReadDeadline sets the deadline of reads and ReadEach. On a closed
+// connection it fails with net.ErrClosed, as a net.TCPConn's does.
 func (c *Conn) SetReadDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opError("set", net.ErrClosed)
+	}
 	c.setDeadline(&c.rd, t)
 	return nil
 }
 
-// SetWriteDeadline sets the deadline of writes.
+// SetWriteDeadline sets the deadline of writes. On a closed connection it
+// fails with net.ErrClosed.
 func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opError("set", net.ErrClosed)
+	}
 	c.setDeadline(&c.wd, t)
 	return nil
 }

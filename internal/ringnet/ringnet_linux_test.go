@@ -215,6 +215,12 @@ func TestCloseInterruptsRead(t *testing.T) {
 	if _, err := rc.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Write after Close: %v", err)
 	}
+	// Deadlines on a closed connection fail as a net.TCPConn's do.
+	for name, set := range map[string]func(time.Time) error{"SetDeadline": rc.SetDeadline, "SetReadDeadline": rc.SetReadDeadline, "SetWriteDeadline": rc.SetWriteDeadline} {
+		if err := set(time.Now()); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("%s after Close: %v", name, err)
+		}
+	}
 }
 
 // A reset reaches the reader as ECONNRESET, as with Go's connections.
