@@ -13,6 +13,7 @@ import (
 
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/report"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/schedule"
 	"github.com/vbench/vbench/internal/version"
@@ -349,7 +350,8 @@ func (m *Merged) Write(path string) (records string, err error) {
 		NumPrompts: sc.Load.NumPrompts, Metadata: metadata(o.Metadata),
 		RequestRate: float64(sc.Load.RequestRate), Burstiness: float64(sc.Load.Burstiness),
 		MaxConcurrency: sc.Load.MaxConcurrency, RampUp: ramp, Summary: sum, SaveDetailed: o.SaveDetailed,
-		VBench: info,
+		RPSChangeEvents: m.rampEvents(),
+		VBench:          info,
 	})
 	if err != nil {
 		return recPath, fmt.Errorf("building the merged result JSON: %w", err)
@@ -358,6 +360,28 @@ func (m *Merged) Write(path string) (records string, err error) {
 		return recPath, fmt.Errorf("writing the merged result: %w", err)
 	}
 	return recPath, nil
+}
+
+// rampEvents are the merged run's rps_change_events (ramp-up), stamped
+// with the merged records' release times as a single client's run stamps
+// them; nil without ramp-up.
+func (m *Merged) rampEvents() []report.RPSChangeEvent {
+	if m.Scenario.Load.RampUp == nil {
+		return nil
+	}
+	released := 0
+	for _, r := range m.Records {
+		released = max(released, r.Index+1)
+	}
+	planned := released
+	if m.end != nil {
+		planned = m.end.Planned
+	}
+	l := newRampLog(m.Scenario, planned)
+	for _, r := range m.Records {
+		l.Record(r)
+	}
+	return l.events(&run.Result{Start: m.Start, Released: released})
 }
 
 // writeRecords writes the merged records file at path.

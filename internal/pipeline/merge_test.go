@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -15,7 +17,8 @@ import (
 // splitShard writes the records of f that shard idx of count holds as
 // that shard's records file: its header says the shard, starts late
 // later than f's and on a clock ahead by offset (so its times are late
-// earlier and its start offset later), and its end line is f's less late.
+// earlier and its start offset later), and its end line is f's less late,
+// counting the shard's requests.
 func splitShard(t *testing.T, dir string, f *record.File, idx, count int, late, offset time.Duration) string {
 	t.Helper()
 	h := *f.Header
@@ -29,12 +32,19 @@ func splitShard(t *testing.T, dir string, f *record.File, idx, count int, late, 
 		t.Fatal(err)
 	}
 	sink.Start(f.Header.StartTime().Add(late + offset))
+	end := *f.End
+	end.Planned, end.Sent = 0, 0
+	for i := range f.End.Planned {
+		if i%count == idx {
+			end.Planned++
+		}
+	}
 	for _, r := range f.Records {
 		if r.Index%count == idx {
 			sink.Record(shifted(r, -late))
+			end.Sent++
 		}
 	}
-	end := *f.End
 	end.DurationNs -= int64(late)
 	sink.End(end)
 	if err := sink.Close(); err != nil {
@@ -156,5 +166,47 @@ func TestMergeRefuses(t *testing.T) {
 				t.Errorf("Merge = %v, want an error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestMergeRampUp checks that a merged ramp-up run's rps_change_events
+// are the single run's: the same rates at the same release times.
+func TestMergeRampUp(t *testing.T) {
+	out, _, err := runScenario(t, strings.Replace(base, "load: {num_prompts: 12, max_concurrency: 4}",
+		`load: {num_prompts: 12, request_rate: "inf", ramp_up: {strategy: "linear", start_rps: 20, end_rps: 60}}`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := record.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i := range 3 {
+		paths = append(paths, splitShard(t, dir, f, i, 3, 0, 0))
+	}
+	m, err := Merge(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if _, err := m.Write(merged); err != nil {
+		t.Fatal(err)
+	}
+	events := func(path string) string {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := bytes.Index(data, []byte(`"rps_change_events": [`))
+		if i < 0 {
+			t.Fatalf("%s has no rps_change_events", path)
+		}
+		return string(data[i : i+bytes.IndexByte(data[i:], ']')+1])
+	}
+	if got, want := events(merged), events(out.ResultPath); got != want || !strings.Contains(want, `"rps": 21`) {
+		t.Errorf("merged rps_change_events\n %s\nwant the run's\n %s", got, want)
 	}
 }
