@@ -180,6 +180,9 @@ func shardable(sc *scenario.Scenario, workers int) error {
 	if o := sc.Output; !(o.SaveResult || o.AppendResult) || !o.Records {
 		return errors.New("the workers would write no records for vbench merge: set output.save_result and output.records (--set output.save_result=true)")
 	}
+	if n := sc.Load.NumPrompts; n > 0 && n < workers {
+		return fmt.Errorf("load.num_prompts %d leaves some of the %d workers no request: use at most %d workers", n, workers, n)
+	}
 	if mc := sc.Load.MaxConcurrency; mc != nil && *mc < workers {
 		return fmt.Errorf("load.max_concurrency %d cannot be divided over %d workers (each needs at least 1): use at most %d workers", *mc, workers, *mc)
 	}

@@ -184,6 +184,7 @@ func TestK8sErrors(t *testing.T) {
 		{"no result", "", args(append(good, "--set", "output.save_result=false")...), `the workers would write no records for vbench merge: set output\.save_result and output\.records`},
 		{"no records", "", args(append(good, "--set", "output.records=false")...), `the workers would write no records for vbench merge`},
 		{"more workers than max_concurrency", "", args("--workers", "9", "--start-at", "2030-01-01T00:00:00Z"), `load\.max_concurrency 8 cannot be divided over 9 workers \(each needs at least 1\): use at most 8 workers`},
+		{"more workers than requests", "", args(append(good, "--set", "load.num_prompts=2")...), `load\.num_prompts 2 leaves some of the 3 workers no request: use at most 2 workers`},
 		{"bad scenario", "load: num_prompts: -1\n", args(good...), `s\.yaml:1:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

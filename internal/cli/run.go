@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,12 +71,14 @@ type experimentFlags struct {
 // shardFlags are run's switches for a run split over several clients.
 type shardFlags struct {
 	shard, startAt, clock string
+	linger                time.Duration
 }
 
 func (f *shardFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "send stripe `I/N` of the run (load.shard): request i goes to shard i mod N; merge the shards' records with vbench merge")
 	fs.StringVar(&f.startAt, "start-at", "", "start the run at this instant (`RFC3339`, e.g. 2026-12-04T12:00:00Z; env VBENCH_START_AT), on shard 0's clock with --clock")
 	fs.StringVar(&f.clock, "clock", "", "shard 0's clock endpoint `HOST:PORT` (env VBENCH_CLOCK): shard 0 serves it, the others measure their clock offset to it")
+	fs.DurationVar(&f.linger, "clock-linger", pipeline.DefaultLinger, "how long shard 0 keeps its clock after its run for the other shards to measure again (`duration`)")
 }
 
 // apply sets sc's shard and returns the run's start options (nil when
@@ -91,7 +95,16 @@ func (f *shardFlags) apply(p Process, sc *scenario.Scenario, now time.Time) (*pi
 	if startAt == "" && clock == "" {
 		return nil, nil
 	}
-	sync := &pipeline.ShardSync{Clock: clock}
+	if clock != "" {
+		host, port, err := net.SplitHostPort(clock)
+		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p <= 0 || p > 65535 || host == "" {
+			return nil, fmt.Errorf("--clock %q: want HOST:PORT, shard 0's address as every shard reaches it (e.g. vbench-0.vbench:7070)", clock)
+		}
+	}
+	if f.linger <= 0 {
+		return nil, fmt.Errorf("--clock-linger %v: want a duration above 0", f.linger)
+	}
+	sync := &pipeline.ShardSync{Clock: clock, Linger: f.linger}
 	if startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, startAt)
 		if err != nil {

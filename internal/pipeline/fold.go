@@ -95,6 +95,16 @@ func runCounter(ctx context.Context, path string, f *record.File, sc *scenario.S
 
 // readFold reads a records file and the scenario its header holds.
 func readFold(path string) (*record.File, *scenario.Scenario, error) {
+	f, sc, err := readHeaded(path)
+	if err == nil && len(f.Records) == 0 {
+		return nil, nil, fmt.Errorf("%s: no records: the run completed no request before it stopped", path)
+	}
+	return f, sc, err
+}
+
+// readHeaded reads a records file and the scenario its header holds; it
+// may hold no record.
+func readHeaded(path string) (*record.File, *scenario.Scenario, error) {
 	f, err := record.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -108,9 +118,6 @@ func readFold(path string) (*record.File, *scenario.Scenario, error) {
 	sc, err := scenario.LoadBytes("scenario.json", f.Header.Scenario, scenario.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: the header's scenario: %w", path, err)
-	}
-	if len(f.Records) == 0 {
-		return nil, nil, fmt.Errorf("%s: no records: the run completed no request before it stopped", path)
 	}
 	return f, sc, nil
 }

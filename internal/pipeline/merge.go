@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -116,7 +118,7 @@ func readShards(paths []string) (*Merged, *record.File, *scenario.Scenario, erro
 	files := make([]*record.File, len(paths))
 	var sc *scenario.Scenario
 	for i, p := range paths {
-		f, s, err := readFold(p)
+		f, s, err := readHeaded(p) // a shard may have completed nothing
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -147,6 +149,13 @@ func readShards(paths []string) (*Merged, *record.File, *scenario.Scenario, erro
 		shards[k], sorted[k] = m.Shards[i], files[i]
 	}
 	m.Shards, files = shards, sorted
+	total := 0
+	for _, f := range files {
+		total += len(f.Records)
+	}
+	if total == 0 {
+		return nil, nil, nil, fmt.Errorf("no records in any of the %d shards' files: the run completed no request", len(files))
+	}
 	m.align(files)
 	plan := *sc
 	plan.Load.Shard = nil
@@ -307,11 +316,14 @@ type mergeJSON struct {
 
 // MergedPath is where vbench merge writes by default: next to shard 0's
 // records file, named as its result without the shard
-// (x-shard0of3.records.jsonl → x.json).
+// (x-shard0of3.records.jsonl → x.json; a name without the shard, from
+// output.result_filename, gets -merged: x.records.jsonl → x-merged.json).
 func (m *Merged) MergedPath() string {
-	p := strings.TrimSuffix(m.Shards[0].Path, ".records.jsonl")
-	p = strings.TrimSuffix(strings.TrimSuffix(p, ".jsonl"), fmt.Sprintf("-shard0of%d", m.Shards[0].Shard.Count))
-	return p + ".json"
+	p := strings.TrimSuffix(strings.TrimSuffix(m.Shards[0].Path, ".records.jsonl"), ".jsonl")
+	if q := strings.TrimSuffix(p, fmt.Sprintf("-shard0of%d", m.Shards[0].Shard.Count)); q != p {
+		return q + ".json"
+	}
+	return p + "-merged.json" // a name of the scenario's own (output.result_filename): shard 0's result has it
 }
 
 // Write writes the merged run's result JSON at path (vllm bench serve's
@@ -324,6 +336,9 @@ func (m *Merged) Write(path string) (records string, err error) {
 	sc, sum := m.Scenario, m.Summary
 	o := sc.Output
 	recPath := recordsPath(path)
+	if _, err := os.Lstat(path); err == nil {
+		return "", fmt.Errorf("writing the merged result: %s: %w", path, fs.ErrExist)
+	}
 	if err := m.writeRecords(recPath); err != nil {
 		return "", err
 	}
@@ -399,6 +414,9 @@ func (m *Merged) writeRecords(path string) error {
 		return fmt.Errorf("writing the merged records: %w", err)
 	}
 	sink.Start(m.Start)
+	for _, smp := range m.ServerSamples {
+		sink.ServerSample(smp)
+	}
 	for _, r := range m.Records {
 		sink.Record(r)
 	}

@@ -210,3 +210,48 @@ func TestMergeRampUp(t *testing.T) {
 		t.Errorf("merged rps_change_events\n %s\nwant the run's\n %s", got, want)
 	}
 }
+
+// TestMergeEmptyShard checks that a shard that completed nothing (its
+// file has a header and no record) merges with the others, and that
+// shards with no record at all are refused.
+func TestMergeEmptyShard(t *testing.T) {
+	out, _, err := runScenario(t, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := record.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s0 := splitShard(t, dir, f, 0, 2, 0, 0)
+	empty := *f
+	empty.Records = nil
+	s1 := splitShard(t, dir, &empty, 1, 2, 0, 0)
+	m, err := Merge([]string{s0, s1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Records) != 6 || m.Summary.Completed != 6 || m.Shards[1].Records != 0 {
+		t.Errorf("merged %d records, %d completed; shard 1 has %d", len(m.Records), m.Summary.Completed, m.Shards[1].Records)
+	}
+	e0 := splitShard(t, t.TempDir(), &empty, 0, 2, 0, 0)
+	if _, err := Merge([]string{e0, s1}, nil); err == nil || !strings.Contains(err.Error(), "no records in any of the 2 shards") {
+		t.Errorf("two empty shards: %v", err)
+	}
+}
+
+// TestLocalStart checks the sign of the start's placement: a clock ahead
+// of shard 0's by d reaches the agreed instant when it reads d later.
+func TestLocalStart(t *testing.T) {
+	at := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	for _, off := range []time.Duration{0, 250 * time.Millisecond, -170 * time.Millisecond} {
+		got := localStart(at, &record.ClockOffset{OffsetNs: int64(off)})
+		if want := at.Add(off); !got.Equal(want) {
+			t.Errorf("offset %v: local start %v, want %v", off, got, want)
+		}
+	}
+	if got := localStart(at, nil); !got.Equal(at) {
+		t.Errorf("no offset: %v", got)
+	}
+}

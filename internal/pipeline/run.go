@@ -103,7 +103,7 @@ func RunInExperiment(ctx context.Context, sc *scenario.Scenario, env Env, exp js
 
 // runOne is Run for one run of an experiment: exp, when not nil, is saved
 // as the "experiment" member of the result's "vbench" object.
-func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMessage) (*Outcome, error) {
+func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMessage) (_ *Outcome, err error) {
 	if sc.Sweep != nil || sc.Repeat != nil || sc.Compare != nil {
 		return nil, fmt.Errorf("a single run cannot have sweep, repeat or compare: expand the experiment into its runs first (experiment.Expand)")
 	}
@@ -125,7 +125,7 @@ func runOne(ctx context.Context, sc *scenario.Scenario, env Env, exp json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	defer sr.close(ctx, env.observer().Diagnostic)
+	defer func() { sr.finish(ctx, err != nil, env.observer().Diagnostic) }()
 	if sr != nil && sr.shard.Count > 1 && (!sc.Output.SaveResult || !sc.Output.Records) {
 		env.observer().Diagnostic(fmt.Sprintf("warning: shard %v writes no records file (it needs output.save_result and output.records): vbench merge will have nothing of it", sr.shard))
 	}
@@ -427,23 +427,34 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	if recFile != nil {
 		recFile.Annotate(func(h *record.Header) { h.ModelID, h.TokenizerID = tgt.modelID, tokName })
 	}
-	// A shard measures its clock and places the agreed start on it.
+	// A shard measures its clock and places the agreed start on it, then
+	// waits for it, before the progress display and the early stop start
+	// their clocks. A shard that cannot start (too late, or interrupted
+	// while it waits) leaves nothing behind: the profiler is stopped and
+	// the records file, which holds nothing yet, removed.
 	startAt, err := pr.shardRun.beforeRun(ctx, obs.Diagnostic)
+	if err == nil {
+		if recFile != nil {
+			recFile.Annotate(pr.shardRun.annotate)
+		}
+		// From here the dataset makes its requests on one core while the
+		// window is well ahead (see datasetWorkers).
+		pr.clockStarted.Store(true)
+		runtime.GC()
+		err = waitStart(ctx, startAt)
+	}
 	if err != nil {
 		pr.window.stop()
 		sampler.stop()
+		if traffic.Profile != report.ProfilerOff {
+			pr.profile(ctx, env, "/stop_profile")
+		}
 		if recFile != nil {
-			_ = recFile.Close() // it holds nothing: the run never started
+			_ = recFile.Close()
+			_ = os.Remove(recFile.Path())
 		}
 		return nil, err
 	}
-	if recFile != nil {
-		recFile.Annotate(pr.shardRun.annotate)
-	}
-	// From here the dataset makes its requests on one core while the
-	// window is well ahead (see datasetWorkers).
-	pr.clockStarted.Store(true)
-	runtime.GC()
 	// The progress reporter starts last: its heartbeat counts the run's
 	// time only, and nothing else writes to stderr while it runs.
 	display := progress.New(env.Stderr, n, sc.Output.DisableTqdm, &pr.activity)
@@ -554,7 +565,11 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 		obs.Diagnostic(note)
 	}
 	server.finish(ctx, sum.Duration, out)
-	err = writeReports(sc, tgt, tokName, sum, res, ramp.events(res), files, fresh, recErr, profileStop, env, out)
+	var rampEvents []report.RPSChangeEvent
+	if pr.plan.owns == nil { // a shard's events are the merged run's (vbench merge)
+		rampEvents = ramp.events(res)
+	}
+	err = writeReports(sc, tgt, tokName, sum, res, rampEvents, files, fresh, recErr, profileStop, env, out)
 	obs.Health(notSentText(out.NotSent, n) + endedTurnsText(out.EndedTurns, n) + turns.line() + steadyLine(steady, sum.SteadyState) + reasoningLine(sum.Reasoning) + prefixCacheLine(out.PrefixCache) + tokenAccountingLine(out.TokenAccounting, tokName) + serverSamplesLine(out.ServerSamples) + healthLines(out.Health))
 	var stopErr error
 	if res.Interrupted && out.StoppedEarly == nil {

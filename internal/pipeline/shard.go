@@ -29,7 +29,7 @@ type ShardSync struct {
 	// clock) and after it, and record both in their records file.
 	Clock string
 	// Linger is how long shard 0 waits after its run for the other
-	// shards' after-run measurements (default 10 minutes).
+	// shards' after-run measurements (0: DefaultLinger).
 	Linger time.Duration
 }
 
@@ -45,7 +45,13 @@ type shardRun struct {
 	// before and after are the clock offsets measured around the run
 	// (nil when none was).
 	before, after *record.ClockOffset
+	// saidDone is set once this shard has told shard 0 it is done.
+	saidDone bool
 }
+
+// DefaultLinger is how long shard 0 waits at most, after its run, for the
+// other shards' after-run clock measurements (ShardSync.Linger).
+const DefaultLinger = 10 * time.Minute
 
 // startShard checks sc's shard against env's start options and, for
 // shard 0 of a run with a clock, starts serving the clock. It returns nil
@@ -122,10 +128,7 @@ func (sr *shardRun) beforeRun(ctx context.Context, obs func(string)) (time.Time,
 	if sr.sync.StartAt.IsZero() {
 		return time.Time{}, nil
 	}
-	local := sr.sync.StartAt // the reference instant on this host's clock
-	if sr.before != nil {
-		local = local.Add(time.Duration(sr.before.OffsetNs))
-	}
+	local := localStart(sr.sync.StartAt, sr.before)
 	now := time.Now()
 	wait := local.Sub(now) // wall clock against wall clock
 	if wait < 0 {
@@ -133,6 +136,41 @@ func (sr *shardRun) beforeRun(ctx context.Context, obs func(string)) (time.Time,
 	}
 	obs(fmt.Sprintf("Shard %v starts at %s (in %.3f s)%s", sr.shard, sr.sync.StartAt.UTC().Format(time.RFC3339Nano), wait.Seconds(), sr.clockNote()))
 	return now.Add(wait), nil
+}
+
+// localStart is the reference clock's instant startAt on this host's
+// wall clock, whose offset to the reference before measured (nil: none,
+// the clocks are taken to agree).
+func localStart(startAt time.Time, before *record.ClockOffset) time.Time {
+	if before == nil {
+		return startAt
+	}
+	return startAt.Add(time.Duration(before.OffsetNs))
+}
+
+// startLead is how long before its start waitStart returns: the
+// dispatcher waits for the rest (run.Plan.StartAt), with the progress
+// display and the early stop started.
+const startLead = 20 * time.Millisecond
+
+// waitStart waits until shortly before start (the zero time: at once),
+// or fails if ctx ends first.
+func waitStart(ctx context.Context, start time.Time) error {
+	if start.IsZero() {
+		return nil
+	}
+	d := time.Until(start) - startLead
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while waiting for the agreed start: %w", context.Cause(ctx))
+	}
 }
 
 // clockNote says what the start's placement rests on.
@@ -165,7 +203,18 @@ func (sr *shardRun) afterRun(ctx context.Context, obs func(string)) {
 		return
 	}
 	sr.after = sr.measure(ctx, 30*time.Second, obs)
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	sr.done(ctx, obs)
+}
+
+// done tells shard 0 this shard will not measure again, once: after its
+// run, or when it stops before (so that shard 0 need not wait for it).
+// It is said even when ctx has ended (an interrupted shard).
+func (sr *shardRun) done(ctx context.Context, obs func(string)) {
+	if sr.saidDone {
+		return
+	}
+	sr.saidDone = true
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := clocksync.Done(dctx, sr.sync.Clock, sr.shard.Index); err != nil {
 		obs(fmt.Sprintf("warning: shard %v: could not tell shard 0 it is done: %v", sr.shard, err))
@@ -180,16 +229,28 @@ func (sr *shardRun) clockAfter() *record.ClockOffset {
 	return sr.after
 }
 
-// close ends shard 0's clock, once the other shards have measured after
-// their runs (or Linger has passed).
-func (sr *shardRun) close(ctx context.Context, obs func(string)) {
-	if sr == nil || sr.server == nil {
+// finish ends the shard's coordination when its run is over (failed says
+// it failed or never ran). Another shard tells shard 0 it is done, if it
+// has not. Shard 0 keeps its clock until the other shards have measured
+// again after their runs (or Linger has passed), unless its own run
+// failed: there is then no result for their offsets to align with.
+func (sr *shardRun) finish(ctx context.Context, failed bool, obs func(string)) {
+	if sr == nil {
+		return
+	}
+	if sr.measures() {
+		sr.done(ctx, obs)
+	}
+	if sr.server == nil {
 		return
 	}
 	defer sr.server.Close()
+	if failed {
+		return
+	}
 	linger := sr.sync.Linger
 	if linger <= 0 {
-		linger = 10 * time.Minute
+		linger = DefaultLinger
 	}
 	ctx, cancel := context.WithTimeout(ctx, linger)
 	defer cancel()

@@ -234,8 +234,8 @@ func RunWith[T any](ctx context.Context, plan Plan, take func(i int) T, send fun
 	host0 := hostProbe.cpu()
 	cpu0 := ReadUsage()
 	start := time.Now()
-	if !plan.StartAt.IsZero() {
-		start = plan.StartAt
+	if !plan.StartAt.IsZero() && (ctx.Err() == nil || plan.StartAt.Before(start)) {
+		start = plan.StartAt // (a run cancelled before it starts now)
 	}
 	now := func() time.Duration { return time.Since(start) }
 	sunk := make(chan struct{})

@@ -290,3 +290,16 @@ type startSink struct{ start *time.Time }
 
 func (s *startSink) Start(t time.Time)     { *s.start = t }
 func (s *startSink) Record(*record.Record) {}
+
+// TestRunStartAtCancelled checks that a run cancelled while it waits for
+// its start releases nothing and reports no negative duration.
+func TestRunStartAtCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		res := Run(ctx, Plan{Offsets: []time.Duration{0, ms(10)}, StartAt: time.Now().Add(time.Hour)}, fixedSender(ms(1)))
+		if res.Released != 0 || !res.Interrupted || res.Duration < 0 || res.Start.After(time.Now()) {
+			t.Errorf("released %d, interrupted %v, duration %v, start %v", res.Released, res.Interrupted, res.Duration, res.Start)
+		}
+	})
+}
