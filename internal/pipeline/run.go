@@ -459,7 +459,7 @@ func (pr *preparedRun) execute(ctx context.Context, env Env, exp json.RawMessage
 	// time only, and nothing else writes to stderr while it runs.
 	display := progress.New(env.Stderr, n, sc.Output.DisableTqdm, &pr.activity)
 	ramp := newRampLog(sc, pr.plan.total)
-	sinks := []run.Sink{run.SinkFunc(acc.Add), run.SinkFunc(display.Done), ramp}
+	sinks := []run.Sink{pr.plan.local(acc.Add), run.SinkFunc(display.Done), ramp}
 	if recFile != nil {
 		sinks = append([]run.Sink{recFile}, sinks...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vbench/vbench/internal/clocksync"
 	"github.com/vbench/vbench/internal/record"
+	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/scenario"
 	"github.com/vbench/vbench/internal/schedule"
 )
@@ -270,6 +271,24 @@ type shardPlan struct {
 	// nil for a run that is not split.
 	owns  func(int) bool
 	index func(int) int
+	// stripeIndex is the inverse of index: a plan index's place in the
+	// stripe.
+	stripeIndex func(int) int
+}
+
+// local adapts add, which files a record by its index, to a shard's
+// records: it is given a copy indexed by the record's place in the stripe,
+// so that what add keeps per index is the stripe's size, not the whole
+// plan's. For a run that is not split it is add itself.
+func (p shardPlan) local(add func(*record.Record)) run.SinkFunc {
+	if p.owns == nil {
+		return add
+	}
+	return func(rec *record.Record) {
+		c := *rec
+		c.Index = p.stripeIndex(rec.Index)
+		add(&c)
+	}
 }
 
 // shardOf is sc's shard: schedule.Whole for a run that is not split.
@@ -294,5 +313,6 @@ func stripe(sc *scenario.Scenario, sched schedule.Sequence, total int) (schedule
 		return nil, 0, plan, unsupported("load.shard %v: the run's %d requests leave this shard none", sh, total)
 	}
 	plan.owns, plan.index = sh.Owns, sh.Global
+	plan.stripeIndex = sh.Local
 	return schedule.Stripe(sched, sh), n, plan, nil
 }

@@ -71,6 +71,10 @@ func (s Shard) Len(total int) int {
 // Global is the plan index of the stripe's local-th request.
 func (s Shard) Global(local int) int { return s.Index + local*s.Count }
 
+// Local is the place in the stripe of the plan's request global, which
+// the stripe holds (Owns): the inverse of Global.
+func (s Shard) Local(global int) int { return (global - s.Index) / s.Count }
+
 // MaxConcurrency is the shard's part of a concurrency limit of total
 // (0 = unlimited stays 0): the limit is dealt out like the requests,
 // total/Count each and one more for the first total mod Count shards, so

@@ -71,6 +71,9 @@ func TestStripeUnion(t *testing.T) {
 					if !s.Owns(g) {
 						t.Fatalf("%d requests, shard %v: Owns(%d) false", total, s, g)
 					}
+					if s.Local(g) != local {
+						t.Fatalf("shard %v: Local(%d) = %d, want %d", s, g, s.Local(g), local)
+					}
 				}
 			}
 			if sum != total {
