@@ -53,6 +53,20 @@ func splitShard(t *testing.T, dir string, f *record.File, idx, count int, late, 
 	return path
 }
 
+// runRecords runs the scenario src and reads back its records file.
+func runRecords(t *testing.T, src string) (*Outcome, *record.File) {
+	t.Helper()
+	out, _, err := runScenario(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := record.ReadFile(out.RecordsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, f
+}
+
 // TestMergeExact splits one run's records into shards and merges them
 // back: the merged summary is the run's own, field by field, whether the
 // shards started together or apart, on clocks that agree or not.
@@ -130,14 +144,7 @@ func TestMergeExact(t *testing.T) {
 // TestMergeRefuses checks that Merge names what is wrong with a set of
 // files that are not the shards of one run.
 func TestMergeRefuses(t *testing.T) {
-	out, _, err := runScenario(t, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := record.ReadFile(out.RecordsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, f := runRecords(t, base)
 	dir := t.TempDir()
 	s0 := splitShard(t, dir, f, 0, 3, 0, 0)
 	s1 := splitShard(t, dir, f, 1, 3, 0, 0)
@@ -172,15 +179,8 @@ func TestMergeRefuses(t *testing.T) {
 // TestMergeRampUp checks that a merged ramp-up run's rps_change_events
 // are the single run's: the same rates at the same release times.
 func TestMergeRampUp(t *testing.T) {
-	out, _, err := runScenario(t, strings.Replace(base, "load: {num_prompts: 12, max_concurrency: 4}",
+	out, f := runRecords(t, strings.Replace(base, "load: {num_prompts: 12, max_concurrency: 4}",
 		`load: {num_prompts: 12, request_rate: "inf", ramp_up: {strategy: "linear", start_rps: 20, end_rps: 60}}`, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := record.ReadFile(out.RecordsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	var paths []string
 	for i := range 3 {
@@ -215,14 +215,7 @@ func TestMergeRampUp(t *testing.T) {
 // file has a header and no record) merges with the others, and that
 // shards with no record at all are refused.
 func TestMergeEmptyShard(t *testing.T) {
-	out, _, err := runScenario(t, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := record.ReadFile(out.RecordsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, f := runRecords(t, base)
 	dir := t.TempDir()
 	s0 := splitShard(t, dir, f, 0, 2, 0, 0)
 	empty := *f
