@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -39,6 +39,10 @@ type Shard struct {
 	Truncated bool
 	// End is its run-end line (nil when the shard was killed first).
 	End *record.RunEnd
+	// file is what was read (until combine has copied it), and scenario
+	// the header's scenario.
+	file     *record.File
+	scenario *scenario.Scenario
 }
 
 // Merged is a run folded from the records files of its shards.
@@ -115,59 +119,32 @@ func readShards(paths []string) (*Merged, *record.File, *scenario.Scenario, erro
 		return nil, nil, nil, errors.New("no records files to merge")
 	}
 	m := &Merged{ExactDuration: true}
-	files := make([]*record.File, len(paths))
-	var sc *scenario.Scenario
-	for i, p := range paths {
+	total := 0
+	for _, p := range paths {
 		f, s, err := readHeaded(p) // a shard may have completed nothing
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sh, err := schedule.ParseShard(cmpOr(f.Header.Shard, "0/1"))
+		sh, err := schedule.ParseShard(cmp.Or(f.Header.Shard, schedule.Whole.String()))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: the header's %v", p, err)
 		}
-		files[i] = f
-		if sc == nil || sh.Index == 0 {
-			sc = s
-		}
-		m.Shards = append(m.Shards, Shard{Path: p, Shard: sh, Header: f.Header, Records: len(f.Records), Truncated: f.Truncated, End: f.End})
-		if f.End == nil {
-			m.ExactDuration = false
-		}
+		m.Shards = append(m.Shards, Shard{Path: p, Shard: sh, Header: f.Header, Records: len(f.Records), Truncated: f.Truncated, End: f.End,
+			file: f, scenario: s})
+		m.ExactDuration = m.ExactDuration && f.End != nil
+		total += len(f.Records)
 	}
 	if err := checkShards(m.Shards); err != nil {
 		return nil, nil, nil, err
 	}
-	order := make([]int, len(files))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return m.Shards[order[a]].Shard.Index < m.Shards[order[b]].Shard.Index })
-	shards := make([]Shard, len(order))
-	sorted := make([]*record.File, len(order))
-	for k, i := range order {
-		shards[k], sorted[k] = m.Shards[i], files[i]
-	}
-	m.Shards, files = shards, sorted
-	total := 0
-	for _, f := range files {
-		total += len(f.Records)
-	}
 	if total == 0 {
-		return nil, nil, nil, fmt.Errorf("no records in any of the %d shards' files: the run completed no request", len(files))
+		return nil, nil, nil, fmt.Errorf("no records in any of the %d shards' files: the run completed no request", len(paths))
 	}
-	m.align(files)
-	plan := *sc
+	slices.SortFunc(m.Shards, func(a, b Shard) int { return a.Shard.Index - b.Shard.Index })
+	m.align()
+	plan := *m.Shards[0].scenario
 	plan.Load.Shard = nil
-	return m, m.combine(files, &plan), &plan, nil
-}
-
-// cmpOr is the first of a and b that is not "".
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	return m, m.combine(), &plan, nil
 }
 
 // checkShards checks that the files hold one plan and each of its shards
@@ -212,10 +189,10 @@ func checkShards(shards []Shard) error {
 // header's start less its clock offset), takes the earliest as the
 // merged run's, and sets each shard's Shift, and the worst clock
 // uncertainty and drift.
-func (m *Merged) align(files []*record.File) {
-	zero := make([]time.Time, len(files))
-	for i, f := range files {
-		h := f.Header
+func (m *Merged) align() {
+	zero := make([]time.Time, len(m.Shards))
+	for i, s := range m.Shards {
+		f, h := s.file, s.Header
 		zero[i] = h.StartTime()
 		if c := h.Clock; c != nil {
 			zero[i] = zero[i].Add(-time.Duration(c.OffsetNs))
@@ -236,17 +213,17 @@ func (m *Merged) align(files []*record.File) {
 }
 
 // combine returns the shards' files as one: their records and server
-// samples with times moved by each shard's Shift, and a header for the
-// whole plan (shard 0/1, scenario plan) that starts at the merged time
-// zero.
-func (m *Merged) combine(files []*record.File, plan *scenario.Scenario) *record.File {
-	h := *files[0].Header
+// samples with times moved by each shard's Shift, under shard 0's header
+// made the whole run's (shard 0/1, starting at the merged time zero, no
+// clock offset).
+func (m *Merged) combine() *record.File {
+	h := *m.Shards[0].Header
 	h.Shard = schedule.Whole.String()
 	h.SetStart(m.Start)
 	h.Clock = nil
 	out := &record.File{Header: &h}
-	for i, f := range files {
-		shift := m.Shards[i].Shift
+	for i, s := range m.Shards {
+		f, shift := s.file, s.Shift
 		for _, r := range f.Records {
 			out.Records = append(out.Records, shifted(r, shift))
 		}
@@ -259,15 +236,18 @@ func (m *Merged) combine(files []*record.File, plan *scenario.Scenario) *record.
 	}
 	if m.ExactDuration {
 		end := &record.RunEnd{}
-		for i, f := range files {
-			end.DurationNs = max(end.DurationNs, int64(m.Shards[i].Shift)+f.End.DurationNs)
-			end.Planned += f.End.Planned
-			end.Sent += f.End.Sent
-			end.Interrupted = end.Interrupted || f.End.Interrupted
+		for _, s := range m.Shards {
+			end.DurationNs = max(end.DurationNs, int64(s.Shift)+s.End.DurationNs)
+			end.Planned += s.End.Planned
+			end.Sent += s.End.Sent
+			end.Interrupted = end.Interrupted || s.End.Interrupted
 		}
 		out.End, m.end = end, end
 	}
 	slices.SortStableFunc(out.Records, func(a, b *record.Record) int { return a.Index - b.Index })
+	for i := range m.Shards {
+		m.Shards[i].file = nil // its records are copied into out
+	}
 	return out
 }
 
