@@ -142,7 +142,9 @@ func New(cfg Config) (*Client, error) {
 		http: &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirect},
 		opts: PayloadOptions{Model: cfg.Model, IgnoreEOS: cfg.IgnoreEOS, Logprobs: cfg.Logprobs, ExtraBody: cfg.ExtraBody, Boundary: boundary}}
 	if u, err := url.Parse(cfg.URL); err == nil {
-		c.h1 = newH1Client(u, h, cfg, d.DialContext)
+		if c.h1 = newH1Client(u, h, cfg, d.DialContext); c.h1 != nil {
+			c.h1.take = d.take
+		}
 	}
 	return c, nil
 }

@@ -725,3 +725,112 @@ func TestH1Trace(t *testing.T) {
 		t.Errorf("start %v, wrote %v, first byte %v, chunk %v (%s)", rec.Start, wrote, first, rec.Chunks, rec.Error)
 	}
 }
+
+// TestH1StartStamp checks where the lean path takes rec.Start: before
+// acquiring the connection when that meant dialling or waiting for one
+// (both count in the request's latency, as in vLLM), and again just before
+// the write when a connection was there to take (idle in the pool or
+// dialled before the run), so that the client's own work between the two
+// is not counted as the server's. Each hook the request passes through
+// moves a step clock on by an hour: a Start below an hour was taken before
+// the hook, one above after it.
+func TestH1StartStamp(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, evA)
+		w.(http.Flusher).Flush()
+		if r.Header.Get("X-Request-Id") == "hold" {
+			<-release
+		}
+		_, _ = io.WriteString(w, evDone)
+	}))
+	defer srv.Close()
+	var clk atomic.Int64
+	step := func() { clk.Add(int64(time.Hour)) }
+	now := func() time.Duration { return time.Duration(clk.Load()) }
+	newClient := func(maxConns int) *Client {
+		c := paths(t, Config{URL: srv.URL + "/v1/completions", MaxConns: maxConns})["h1"]
+		h := c.h1
+		dial, take := h.dial, h.take
+		h.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			step()
+			return dial(ctx, network, addr)
+		}
+		h.take = func(addr string) net.Conn {
+			c := take(addr)
+			if c != nil {
+				step()
+			}
+			return c
+		}
+		return c
+	}
+	send := func(c *Client, id string) record.Record {
+		t.Helper()
+		p, err := c.Prepare([]dataset.Request{{Prompt: "p", PromptLen: 4, OutputLen: 8, ID: id}}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec record.Record
+		c.Send(context.Background(), &p[0], &rec, now)
+		if !rec.Success {
+			t.Fatalf("request %s: %s", id, rec.Error)
+		}
+		return rec
+	}
+	tests := []struct {
+		name  string
+		after bool // Start taken after the hook: the client's own time
+		run   func(t *testing.T) record.Record
+	}{
+		{"dialled", false, func(t *testing.T) record.Record {
+			return send(newClient(0), "a")
+		}},
+		{"pre-dialled", true, func(t *testing.T) record.Record {
+			c := newClient(0)
+			if err := c.Preconnect(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			return send(c, "a")
+		}},
+		{"idle in the pool", true, func(t *testing.T) record.Record {
+			c := newClient(0)
+			send(c, "a")
+			c.h1.pool.now = func() time.Time { step(); return time.Now() }
+			clk.Store(0)
+			return send(c, "b")
+		}},
+		{"waited for a connection", false, func(t *testing.T) record.Record {
+			c := newClient(1)
+			held := make(chan record.Record)
+			go func() { held <- send(c, "hold") }()
+			pool := func() (open, waiting int) {
+				c.h1.pool.mu.Lock()
+				defer c.h1.pool.mu.Unlock()
+				return c.h1.pool.open, len(c.h1.pool.waiters)
+			}
+			got := make(chan record.Record)
+			for open, _ := pool(); open == 0; open, _ = pool() { // the held request has its connection
+				time.Sleep(time.Millisecond)
+			}
+			c.h1.pool.now = func() time.Time { step(); return time.Now() }
+			clk.Store(0)
+			go func() { got <- send(c, "b") }()
+			for _, w := pool(); w == 0; _, w = pool() {
+				time.Sleep(time.Millisecond)
+			}
+			close(release)
+			<-held
+			return <-got
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk.Store(0)
+			rec := tt.run(t)
+			if after := rec.Start >= time.Hour; after != tt.after {
+				t.Errorf("Start %v: taken after the connection's hook = %v, want %v", rec.Start, after, tt.after)
+			}
+		})
+	}
+}

@@ -38,27 +38,37 @@ func (d *dialer) clock() time.Time {
 }
 
 // DialContext returns a pre-dialled connection to addr if one is left and
-// younger than preconnectMaxAge; once they are older it closes them all.
+// younger than preconnectMaxAge (see take), else dials one.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	d.mu.Lock()
-	if len(d.ready) > 0 && d.clock().Sub(d.at) > preconnectMaxAge {
-		d.closeLocked()
-	}
-	for addr == d.addr && len(d.ready) > 0 {
-		c := d.ready[len(d.ready)-1]
-		d.ready = d.ready[:len(d.ready)-1]
-		// The server may have closed or reset it meanwhile (a server
-		// at its connection limit resets the surplus at once): one
-		// non-blocking look before it carries a request.
-		if newH1Peek(c).gone() {
-			_ = c.Close()
-			continue
-		}
-		d.mu.Unlock()
+	if c := d.take(addr); c != nil {
 		return c, nil
 	}
-	d.mu.Unlock()
 	return d.dial(ctx, network, addr)
+}
+
+// take returns a pre-dialled connection to addr, or nil when none is left;
+// once they are older than preconnectMaxAge it closes them all. The server
+// may have closed or reset one meanwhile (a server at its connection limit
+// resets the surplus at once): each gets one non-blocking look, outside
+// the lock, before it carries a request.
+func (d *dialer) take(addr string) net.Conn {
+	for {
+		d.mu.Lock()
+		if len(d.ready) > 0 && d.clock().Sub(d.at) > preconnectMaxAge {
+			d.closeLocked()
+		}
+		if addr != d.addr || len(d.ready) == 0 {
+			d.mu.Unlock()
+			return nil
+		}
+		c := d.ready[len(d.ready)-1]
+		d.ready = d.ready[:len(d.ready)-1]
+		d.mu.Unlock()
+		if !newH1Peek(c).gone() {
+			return c
+		}
+		_ = c.Close()
+	}
 }
 
 // dial dials a new connection whose reads carry kernel receive timestamps

@@ -267,7 +267,7 @@ func BenchmarkRequestHeaders(b *testing.B) {
 			x := h1Exchange{h: c.h1, cn: cn}
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := x.write(&p[0]); err != nil {
+				if err := x.write(&p[0], nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -310,8 +310,8 @@ func TestTraceContextWriteAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := h1Exchange{h: c.h1, cn: &h1Conn{Conn: discardConn{}}}
-		_ = x.write(&p[0]) // size the buffer
-		allocs[trace] = testing.AllocsPerRun(100, func() { _ = x.write(&p[0]) })
+		_ = x.write(&p[0], nil, nil) // size the buffer
+		allocs[trace] = testing.AllocsPerRun(100, func() { _ = x.write(&p[0], nil, nil) })
 	}
 	if allocs[true] > allocs[false] {
 		t.Errorf("allocations per request: %v with trace context, %v without", allocs[true], allocs[false])
