@@ -341,9 +341,17 @@ func (c *Client) send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	// Neither Send nor net/http modifies the header, so concurrent
 	// requests may share it.
 	req.Header = p.header
+	// Start is taken before net/http looks for a connection, and again
+	// when it had an idle one to hand over at once (see sendH1): the
+	// wait between the two is the client's own.
 	var conn net.Conn
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
+		GotConn: func(info httptrace.GotConnInfo) {
+			conn = info.Conn
+			if info.WasIdle {
+				rec.Start = now()
+			}
+		},
 	}))
 	rec.Start = now()
 	resp, err := c.http.Do(req)

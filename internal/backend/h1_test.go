@@ -834,3 +834,31 @@ func TestH1StartStamp(t *testing.T) {
 		})
 	}
 }
+
+// TestNetHTTPStartStamp checks that the net/http path, too, takes Start
+// again when a connection was idle in its pool, and only then: each call
+// of the clock moves it on by an hour, so a Start of an hour or more was
+// taken a second time.
+func TestNetHTTPStartStamp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, evA+evDone)
+	}))
+	defer srv.Close()
+	c := paths(t, Config{URL: srv.URL + "/v1/completions"})["net/http"]
+	p, err := c.Prepare([]dataset.Request{{Prompt: "p", PromptLen: 4, OutputLen: 8}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wantAgain := range []bool{false, true} { // dialled, then idle
+		var clk time.Duration
+		now := func() time.Duration { clk += time.Hour; return clk - time.Hour }
+		var rec record.Record
+		c.Send(context.Background(), &p[0], &rec, now)
+		if !rec.Success {
+			t.Fatalf("request %d: %s", i, rec.Error)
+		}
+		if again := rec.Start >= time.Hour; again != wantAgain {
+			t.Errorf("request %d: Start %v: taken again = %v, want %v", i, rec.Start, again, wantAgain)
+		}
+	}
+}
