@@ -5,12 +5,15 @@
 //
 // Usage:
 //
-//	tcpdump -i lo -w run.pcap --time-stamp-precision=nano -s 256 tcp port 9000 &
+//	tcpdump -i lo -w run.pcap --time-stamp-precision=nano -s 0 tcp port 9000 &
 //	vbench serve --base-url http://127.0.0.1:9000 ... --result-dir out
 //	wirecheck -port 9000 run.pcap out/<result>.records.jsonl
 //
 // It prints the error distribution (client minus wire, in milliseconds) and
-// the requests with the largest errors.
+// the requests with the largest errors. The time to first token needs only
+// the start of each packet; comparing every token needs whole packets
+// (-s 0): tokens past a packet the capture cut short are left out, and
+// counted.
 package main
 
 import (
@@ -86,21 +89,27 @@ func run(capture, records string, port uint16, worst int) error {
 		e.mean, errs[0], e.q(0.5), e.q(0.9), e.q(0.99), errs[len(errs)-1])
 	// Every token's time: chunk k against the wire's event k, both from
 	// the request's start (the trailing usage and [DONE] events have no
-	// chunk).
+	// chunk), as far as the capture kept the response's packets whole.
 	var tokens []float64
+	left := 0
 	for _, w := range reqs {
 		r := byID[w.ID]
 		if r == nil || !r.Success {
 			continue
 		}
-		for k := range min(len(r.Chunks), len(w.Events)) {
+		n := min(len(r.Chunks), len(w.Events))
+		for k := range min(n, w.Aligned) {
 			tokens = append(tokens, float64((r.Chunks[k]-r.Start)-w.Events[k].Sub(w.Sent))/1e6)
 		}
+		left += len(r.Chunks) - min(n, w.Aligned)
 	}
 	if len(tokens) > 0 {
 		t := summarize(tokens)
 		fmt.Printf("every token's time, client minus wire (ms, %d tokens): mean %+.3f, p50 %+.3f, p99 %+.3f, max %+.3f; %.1f %% within 0.1 ms\n",
 			len(tokens), t.mean, t.q(0.5), t.q(0.99), tokens[len(tokens)-1], 100*t.within)
+	}
+	if left > 0 {
+		fmt.Printf("%d tokens left out: the capture cut their packets short or lost them (capture with -s 0)\n", left)
 	}
 	bounds := []float64{-5, -1, -0.1, 0.1, 1, 5, 15, 25}
 	counts := make([]int, len(bounds)+1)

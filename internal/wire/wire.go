@@ -26,10 +26,17 @@ type Request struct {
 	// on its connection, that carries an SSE "data:" line; zero when none.
 	FirstData time.Time
 	// Events are the capture times of the response's SSE "data:" lines,
-	// in order: a packet that carries several gives each its time. (A
+	// in order: a packet that carries several gives each its time. A
 	// capture whose snapshot length cuts a packet short misses the lines
-	// past the cut.)
+	// past the cut, so only the first Aligned events are known to be the
+	// response's first events (see Aligned).
 	Events []time.Time
+	// Aligned is how many of Events are the response's first events in
+	// order: all of them, unless a packet of the response was cut short
+	// by the capture's snapshot length; then those up to that packet's
+	// last whole "data:" line seen.
+	Aligned int
+	cut     bool // a packet of the response was cut short
 }
 
 // TTFT is the time to first token on the wire, or 0 when there was no data.
@@ -85,7 +92,7 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			return reqs, fmt.Errorf("pcap record: %w", err)
 		}
 		sec, frac := order.Uint32(rec[0:4]), order.Uint32(rec[4:8])
-		incl := order.Uint32(rec[8:12])
+		incl, orig := order.Uint32(rec[8:12]), order.Uint32(rec[12:16])
 		if incl > 1<<26 {
 			return reqs, fmt.Errorf("pcap record of %d bytes: corrupt capture", incl)
 		}
@@ -117,14 +124,21 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			}
 			continue
 		}
-		if n := bytes.Count(payload, []byte("data:")); c.cur >= 0 && n > 0 {
-			r := &reqs[c.cur]
+		if c.cur < 0 {
+			continue
+		}
+		r := &reqs[c.cur]
+		if n := bytes.Count(payload, []byte("data:")); n > 0 {
 			if r.FirstData.IsZero() {
 				r.FirstData = ts
 			}
 			for range n {
 				r.Events = append(r.Events, ts)
 			}
+		}
+		if !r.cut {
+			r.Aligned = len(r.Events)
+			r.cut = orig > incl
 		}
 	}
 }

@@ -76,6 +76,12 @@ func TestRead(t *testing.T) {
 	c.packet(125.5, server, 40000, "data: {\"b\":1}\n\n")
 	c.packet(126, 41000, 9999, "POST / HTTP/1.1\r\nx-request-id: other-port\r\n\r\n")
 	c.truncated(127, 40002, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-3\r\n\r\n{\"prompt\": \"long\"}", 52)
+	// A response whose second data packet the capture cut after its first
+	// data line: the events after the cut are not the response's next.
+	c.packet(130, 40003, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-4\r\n\r\n")
+	c.packet(140, server, 40003, "data: 1\n\ndata: 2\n\n")
+	c.truncated(150, server, 40003, "data: 3\n\ndata: 4\n\ndata: 5\n\n", 12)
+	c.packet(160, server, 40003, "data: 6\n\n")
 	got, err := Read(&c.Buffer, server)
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +90,13 @@ func TestRead(t *testing.T) {
 		id         string
 		ttft       time.Duration
 		dataPoints int
+		aligned    int
 	}{
-		{"r-0", 50 * time.Millisecond, 3},
-		{"r-1", 55500 * time.Microsecond, 1},
-		{"r-2", 0, 0},
-		{"r-3", 0, 0},
+		{"r-0", 50 * time.Millisecond, 3, 3},
+		{"r-1", 55500 * time.Microsecond, 1, 1},
+		{"r-2", 0, 0, 0},
+		{"r-3", 0, 0, 0},
+		{"r-4", 10 * time.Millisecond, 4, 3},
 	}
 	if len(got) > 0 && len(got[0].Events) == 3 && !got[0].Events[1].Equal(got[0].Events[2]) {
 		t.Errorf("two events in one packet have times %v and %v, want the packet's", got[0].Events[1], got[0].Events[2])
@@ -97,15 +105,16 @@ func TestRead(t *testing.T) {
 		t.Fatalf("got %d requests %+v, want %d", len(got), got, len(want))
 	}
 	for i, w := range want {
-		if got[i].ID != w.id || got[i].TTFT() != w.ttft || len(got[i].Events) != w.dataPoints {
-			t.Errorf("request %d = %s, TTFT %v, %d events; want %s, %v, %d", i, got[i].ID, got[i].TTFT(), len(got[i].Events), w.id, w.ttft, w.dataPoints)
+		if got[i].ID != w.id || got[i].TTFT() != w.ttft || len(got[i].Events) != w.dataPoints || got[i].Aligned != w.aligned {
+			t.Errorf("request %d = %s, TTFT %v, %d events, %d aligned; want %s, %v, %d, %d",
+				i, got[i].ID, got[i].TTFT(), len(got[i].Events), got[i].Aligned, w.id, w.ttft, w.dataPoints, w.aligned)
 		}
 	}
 	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
 		return 51 * time.Millisecond, id == "r-0" || id == "r-2"
 	})
-	if len(matches) != 1 || unmatched != 3 || matches[0].Error() != time.Millisecond {
-		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 3 unmatched", matches, unmatched)
+	if len(matches) != 1 || unmatched != 4 || matches[0].Error() != time.Millisecond {
+		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 4 unmatched", matches, unmatched)
 	}
 }
 
