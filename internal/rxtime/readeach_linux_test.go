@@ -129,3 +129,46 @@ func TestReadEachReset(t *testing.T) {
 		t.Errorf("ReadEach on a reset connection: wait error %v, read error %v", werr, end)
 	}
 }
+
+// A deadline ends ReadEach even while data keeps coming faster than it is
+// read, so that every read fills its buffer and none waits (Go's poller
+// looks at the deadline only when a read waits). The server floods for at
+// most ten seconds and then closes: a ReadEach that missed the deadline
+// ends with that EOF instead of the deadline's error.
+func TestReadEachDeadlineWhileFlooded(t *testing.T) {
+	rc, srv := tsPair(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer srv.Close()
+		chunk := make([]byte, 64<<10)
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := srv.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 16)
+	first := true
+	werr := rc.ReadEach(func() []byte { return buf }, func(n int, err error) bool {
+		if err != nil {
+			t.Errorf("got(%d, %v): the flood ended before the deadline did", n, err)
+			return false
+		}
+		if first { // the flood is on: the deadline passes while it lasts
+			first = false
+			if err := rc.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return true
+	})
+	if !errors.Is(werr, os.ErrDeadlineExceeded) {
+		t.Errorf("ReadEach past its deadline in a flood: %v, want os.ErrDeadlineExceeded", werr)
+	}
+}

@@ -18,6 +18,36 @@ type conn struct {
 	raw    syscall.RawConn
 	oob    [64]byte
 	lastRx atomic.Int64 // receive time of the last read's data, Unix ns; 0 if unknown
+	rdl    atomic.Int64 // the read deadline, Unix ns; 0: none (ReadEach looks at it)
+}
+
+// SetDeadline sets the read and write deadlines, as a net.TCPConn's does.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.noteReadDeadline(t)
+	return c.TCPConn.SetDeadline(t)
+}
+
+// SetReadDeadline sets the read deadline, as a net.TCPConn's does.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.noteReadDeadline(t)
+	return c.TCPConn.SetReadDeadline(t)
+}
+
+// noteReadDeadline keeps the read deadline t for ReadEach, which reads on
+// without waiting while data keeps coming, and so without Go's poller
+// looking at the deadline.
+func (c *Conn) noteReadDeadline(t time.Time) {
+	var ns int64
+	if !t.IsZero() {
+		ns = max(t.UnixNano(), 1)
+	}
+	c.rdl.Store(ns)
+}
+
+// pastReadDeadline reports whether the read deadline has passed.
+func (c *Conn) pastReadDeadline() bool {
+	d := c.rdl.Load()
+	return d != 0 && time.Now().UnixNano() >= d
 }
 
 // enable sets SO_TIMESTAMPNS on a TCP listener, ignoring failures (Wrap
@@ -167,7 +197,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 // not empty) and calls got after each read with its byte count and error,
 // io.EOF at the end, until got returns false or after a read that failed:
 // got sees every read error. It returns the error of waiting for data
-// (a deadline, the connection closed), which no read saw.
+// (a deadline, the connection closed), which no read saw; a deadline
+// passes even while data keeps coming.
 //
 // Unlike a loop of Reads, it does not read a drained socket again only to
 // find it empty before waiting: a read that did not fill its buffer has
@@ -197,8 +228,12 @@ func (c *Conn) ReadEach(next func() []byte, got func(n int, err error) bool) err
 			if !got(n, nil) {
 				return true
 			}
-			if n < len(p) {
-				return false // drained: wait for the next arrival
+			if n < len(p) || c.pastReadDeadline() {
+				// Drained: wait for the next arrival. Or past the
+				// deadline while data keeps coming: the wait returns
+				// its error (Go's poller checks the deadline only
+				// when waiting).
+				return false
 			}
 		}
 	})
