@@ -345,11 +345,12 @@ func (c *Client) send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	// when it had an idle one to hand over at once (see sendH1): the
 	// wait between the two is the client's own.
 	var conn net.Conn
+	clock := now // captured by value: now itself is replaced below
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			conn = info.Conn
 			if info.WasIdle {
-				rec.Start = now()
+				rec.Start = clock()
 			}
 		},
 	}))
