@@ -109,7 +109,7 @@ func run(capture, records string, port uint16, worst int) error {
 			len(tokens), t.mean, t.q(0.5), t.q(0.99), tokens[len(tokens)-1], 100*t.within)
 	}
 	if left > 0 {
-		fmt.Printf("%d tokens left out: the capture cut their packets short or lost them (capture with -s 0)\n", left)
+		fmt.Printf("%d tokens left out: the capture cut their packets short (capture with -s 0) or lost some (tcpdump counts the packets it dropped; -B raises its buffer)\n", left)
 	}
 	bounds := []float64{-5, -1, -0.1, 0.1, 1, 5, 15, 25}
 	counts := make([]int, len(bounds)+1)

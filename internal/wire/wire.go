@@ -33,10 +33,15 @@ type Request struct {
 	Events []time.Time
 	// Aligned is how many of Events are the response's first events in
 	// order: all of them, unless a packet of the response was cut short
-	// by the capture's snapshot length; then those up to that packet's
-	// last whole "data:" line seen.
+	// by the capture's snapshot length (then those up to that packet's
+	// last "data:" line seen) or the capture lost some of its packets
+	// (then those before the gap).
 	Aligned int
-	cut     bool // a packet of the response was cut short
+	// Lost reports that the capture lost packets of the response before
+	// its first "data:" packet: its FirstData may be a later packet's, so
+	// MatchRecords leaves it out.
+	Lost bool
+	cut  bool // a packet of the response was cut short or lost
 }
 
 // TTFT is the time to first token on the wire, or 0 when there was no data.
@@ -108,7 +113,7 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			ns = int64(frac)
 		}
 		ts := time.Unix(int64(sec), ns)
-		key, toServer, payload, ok := tcpPayload(data, link, serverPort)
+		key, toServer, payload, seq, size, ok := tcpPayload(data, link, serverPort)
 		if !ok || len(payload) == 0 {
 			continue
 		}
@@ -116,6 +121,20 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 		if c == nil {
 			c = &conn{cur: -1}
 			conns[key] = c
+		}
+		gap := false
+		if !toServer {
+			// The server's bytes in sequence: a segment seen again (a
+			// retransmission) adds nothing, one past the next byte
+			// expected follows packets the capture lost.
+			if c.seen {
+				d := int32(seq - c.next)
+				if d < 0 {
+					continue
+				}
+				gap = d > 0
+			}
+			c.next, c.seen = seq+uint32(size), true
 		}
 		if toServer {
 			if id, ok := requestID(payload); ok {
@@ -128,6 +147,10 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			continue
 		}
 		r := &reqs[c.cur]
+		if gap && !r.cut {
+			r.Aligned, r.cut = len(r.Events), true
+			r.Lost = r.FirstData.IsZero()
+		}
 		if n := bytes.Count(payload, []byte("data:")); n > 0 {
 			if r.FirstData.IsZero() {
 				r.FirstData = ts
@@ -143,51 +166,57 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 	}
 }
 
-// conn is one TCP connection's state: the request it carries now.
+// conn is one TCP connection's state: the request it carries now, and
+// the sequence number of the server's next byte.
 type conn struct {
-	cur int // index in the requests of the last request sent, -1 before
+	cur  int    // index in the requests of the last request sent, -1 before
+	next uint32 // the server's next sequence number expected
+	seen bool   // next is set: a server packet with data was seen
 }
 
 // tcpPayload returns the TCP payload of an IPv4 packet to or from
-// serverPort, the connection's key (client address and port, then the
-// server's) and its direction.
-func tcpPayload(pkt []byte, link uint32, serverPort uint16) (key [12]byte, toServer bool, payload []byte, ok bool) {
+// serverPort as captured, the connection's key (client address and port,
+// then the server's), its direction, its sequence number and the
+// payload's size on the wire (more than len(payload) when the capture cut
+// the packet short).
+func tcpPayload(pkt []byte, link uint32, serverPort uint16) (key [12]byte, toServer bool, payload []byte, seq uint32, size int, ok bool) {
 	var proto uint16
 	switch link {
 	case linkEthernet:
 		if len(pkt) < 14 {
-			return key, false, nil, false
+			return key, false, nil, 0, 0, false
 		}
 		proto, pkt = binary.BigEndian.Uint16(pkt[12:14]), pkt[14:]
 	case linkLinuxSLL:
 		if len(pkt) < 16 {
-			return key, false, nil, false
+			return key, false, nil, 0, 0, false
 		}
 		proto, pkt = binary.BigEndian.Uint16(pkt[14:16]), pkt[16:]
 	}
 	if proto != 0x0800 || len(pkt) < 20 || pkt[0]>>4 != 4 || pkt[9] != 6 {
-		return key, false, nil, false
+		return key, false, nil, 0, 0, false
 	}
 	ihl := int(pkt[0]&0x0f) * 4
 	total := int(binary.BigEndian.Uint16(pkt[2:4]))
 	if ihl < 20 || total < ihl || ihl > len(pkt) {
-		return key, false, nil, false
+		return key, false, nil, 0, 0, false
 	}
 	// A capture with a snapshot length keeps only the start of a long
 	// packet (and a segmentation-offloaded one may say 0): its headers are
 	// enough.
+	wire := total // the IP packet's length on the wire
 	if total > len(pkt) || total == 0 {
 		total = len(pkt)
 	}
 	src, dst := pkt[12:16], pkt[16:20]
 	tcp := pkt[ihl:total]
 	if len(tcp) < 20 {
-		return key, false, nil, false
+		return key, false, nil, 0, 0, false
 	}
 	sport, dport := binary.BigEndian.Uint16(tcp[0:2]), binary.BigEndian.Uint16(tcp[2:4])
 	off := int(tcp[12]>>4) * 4
 	if off < 20 || off > len(tcp) {
-		return key, false, nil, false
+		return key, false, nil, 0, 0, false
 	}
 	switch serverPort {
 	case dport:
@@ -202,9 +231,13 @@ func tcpPayload(pkt []byte, link uint32, serverPort uint16) (key [12]byte, toSer
 		copy(key[6:10], src)
 		binary.BigEndian.PutUint16(key[10:12], sport)
 	default:
-		return key, false, nil, false
+		return key, false, nil, 0, 0, false
 	}
-	return key, toServer, tcp[off:], true
+	size = len(tcp) - off
+	if wire > total {
+		size += wire - total
+	}
+	return key, toServer, tcp[off:], binary.BigEndian.Uint32(tcp[4:8]), size, true
 }
 
 // requestID returns the x-request-id of the request whose request line
@@ -240,11 +273,12 @@ func (m Match) Error() time.Duration { return m.Client - m.Wire }
 // MatchRecords pairs the wire's requests with the client's, by request id:
 // clientTTFT gives a client request's TTFT by id (false when it has none,
 // as for a failed request). Requests seen by only one side, or without a
-// first token on either, are counted in unmatched.
+// first token on either, or whose first packets the capture lost, are
+// counted in unmatched.
 func MatchRecords(reqs []Request, clientTTFT func(id string) (time.Duration, bool)) (matches []Match, unmatched int) {
 	for _, r := range reqs {
 		c, ok := clientTTFT(r.ID)
-		if !ok || r.FirstData.IsZero() {
+		if !ok || r.FirstData.IsZero() || r.Lost {
 			unmatched++
 			continue
 		}

@@ -8,11 +8,15 @@ import (
 	"time"
 )
 
-// capture builds a nanosecond pcap of Ethernet frames.
-type capture struct{ bytes.Buffer }
+// capture builds a nanosecond pcap of Ethernet frames. Each direction of
+// a connection numbers its bytes from 0.
+type capture struct {
+	bytes.Buffer
+	seq map[[2]uint16]uint32 // the next sequence number by source and destination port
+}
 
 func newCapture() *capture {
-	c := &capture{}
+	c := &capture{seq: map[[2]uint16]uint32{}}
 	var h [24]byte
 	binary.LittleEndian.PutUint32(h[0:4], 0xa1b23c4d)
 	binary.LittleEndian.PutUint16(h[4:6], 2)
@@ -24,8 +28,34 @@ func newCapture() *capture {
 }
 
 // packet adds a TCP segment from port sport to dport carrying payload,
-// captured at ms milliseconds.
+// the direction's next bytes, captured at ms milliseconds.
 func (c *capture) packet(ms float64, sport, dport uint16, payload string) {
+	c.record(ms, sport, dport, payload, len(payload))
+}
+
+// truncated adds a packet as a capture with a snapshot length keeps it:
+// only its first keep bytes of payload, its IP length still the whole.
+func (c *capture) truncated(ms float64, sport, dport uint16, payload string, keep int) {
+	c.record(ms, sport, dport, payload, keep)
+}
+
+// lost numbers n bytes from sport to dport as sent, without capturing
+// them: a packet the capture lost.
+func (c *capture) lost(sport, dport uint16, n int) {
+	c.seq[[2]uint16{sport, dport}] += uint32(n)
+}
+
+// rewind steps the sequence numbers from sport to dport back by n bytes:
+// the next packet sends them again (a retransmission).
+func (c *capture) rewind(sport, dport uint16, n int) {
+	c.seq[[2]uint16{sport, dport}] -= uint32(n)
+}
+
+// record adds a packet carrying payload, of which it keeps keep bytes.
+func (c *capture) record(ms float64, sport, dport uint16, payload string, keep int) {
+	dir := [2]uint16{sport, dport}
+	seq := c.seq[dir]
+	c.seq[dir] = seq + uint32(len(payload))
 	ip := make([]byte, 20+20+len(payload))
 	ip[0] = 0x45
 	binary.BigEndian.PutUint16(ip[2:4], uint16(len(ip)))
@@ -35,29 +65,18 @@ func (c *capture) packet(ms float64, sport, dport uint16, payload string) {
 	tcp := ip[20:]
 	binary.BigEndian.PutUint16(tcp[0:2], sport)
 	binary.BigEndian.PutUint16(tcp[2:4], dport)
+	binary.BigEndian.PutUint32(tcp[4:8], seq)
 	tcp[12] = 5 << 4
 	copy(tcp[20:], payload)
 	frame := append(make([]byte, 12), 0x08, 0x00)
-	frame = append(frame, ip...)
+	frame = append(frame, ip[:40+keep]...)
 	ns := int64(ms * 1e6)
 	var rec [16]byte
 	binary.LittleEndian.PutUint32(rec[0:4], uint32(1700000000+ns/1e9))
 	binary.LittleEndian.PutUint32(rec[4:8], uint32(ns%1e9))
 	binary.LittleEndian.PutUint32(rec[8:12], uint32(len(frame)))
-	binary.LittleEndian.PutUint32(rec[12:16], uint32(len(frame)))
+	binary.LittleEndian.PutUint32(rec[12:16], uint32(14+len(ip)))
 	c.Write(rec[:])
-	c.Write(frame)
-}
-
-// truncated adds a packet as a capture with a snapshot length keeps it:
-// only its first keep bytes of payload, its IP length still the whole.
-func (c *capture) truncated(ms float64, sport, dport uint16, payload string, keep int) {
-	var full capture
-	full.packet(ms, sport, dport, payload)
-	rec := full.Bytes()
-	frame := rec[16 : 16+14+40+keep]
-	binary.LittleEndian.PutUint32(rec[8:12], uint32(len(frame)))
-	c.Write(rec[:16])
 	c.Write(frame)
 }
 
@@ -82,6 +101,19 @@ func TestRead(t *testing.T) {
 	c.packet(140, server, 40003, "data: 1\n\ndata: 2\n\n")
 	c.truncated(150, server, 40003, "data: 3\n\ndata: 4\n\ndata: 5\n\n", 12)
 	c.packet(160, server, 40003, "data: 6\n\n")
+	// A response one of whose data packets the capture lost, and which
+	// the server sent one packet of twice (a retransmission).
+	c.packet(200, 40004, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-5\r\n\r\n")
+	c.packet(210, server, 40004, "data: 1\n\n")
+	c.rewind(server, 40004, 9)
+	c.packet(210.1, server, 40004, "data: 1\n\n")
+	c.lost(server, 40004, 9)
+	c.packet(230, server, 40004, "data: 3\n\n")
+	// A response whose first data packet the capture lost.
+	c.packet(300, 40005, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-6\r\n\r\n")
+	c.packet(301, server, 40005, "HTTP/1.1 200 OK\r\n\r\n")
+	c.lost(server, 40005, 9)
+	c.packet(320, server, 40005, "data: 2\n\n")
 	got, err := Read(&c.Buffer, server)
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +129,8 @@ func TestRead(t *testing.T) {
 		{"r-2", 0, 0, 0},
 		{"r-3", 0, 0, 0},
 		{"r-4", 10 * time.Millisecond, 4, 3},
+		{"r-5", 10 * time.Millisecond, 2, 1},
+		{"r-6", 20 * time.Millisecond, 1, 0},
 	}
 	if len(got) > 0 && len(got[0].Events) == 3 && !got[0].Events[1].Equal(got[0].Events[2]) {
 		t.Errorf("two events in one packet have times %v and %v, want the packet's", got[0].Events[1], got[0].Events[2])
@@ -110,11 +144,14 @@ func TestRead(t *testing.T) {
 				i, got[i].ID, got[i].TTFT(), len(got[i].Events), got[i].Aligned, w.id, w.ttft, w.dataPoints, w.aligned)
 		}
 	}
+	if len(got) == len(want) && (got[5].Lost || !got[6].Lost) {
+		t.Errorf("lost: r-5 %v, r-6 %v; want false, true (r-6's first data packet is missing)", got[5].Lost, got[6].Lost)
+	}
 	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
-		return 51 * time.Millisecond, id == "r-0" || id == "r-2"
+		return 51 * time.Millisecond, id == "r-0" || id == "r-2" || id == "r-6"
 	})
-	if len(matches) != 1 || unmatched != 4 || matches[0].Error() != time.Millisecond {
-		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 4 unmatched", matches, unmatched)
+	if len(matches) != 1 || unmatched != 6 || matches[0].Error() != time.Millisecond {
+		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 6 unmatched", matches, unmatched)
 	}
 }
 
