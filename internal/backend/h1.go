@@ -311,8 +311,9 @@ func (p *h1Pool) closeIdle() {
 // sendH1 is Send over the lean client. rec.Start is taken before a
 // connection is acquired, as the net/http path takes it before Do, so
 // that it includes dialling and waiting for a connection under MaxConns.
-// When the pool had an idle connection (nothing to wait for), rec.Start is
-// taken again just before the request's first write: what lies between
+// When a connection was there to take (idle in the pool, or dialled before
+// the run: nothing to dial or wait for), rec.Start is taken again just
+// before the request's first write: what lies between
 // the two is the client's own work and scheduling, which in a burst of a
 // thousand requests took up to 60 ms on a loaded host (measured on the
 // wire), and belongs to the request's queue time (Start-Released), not to
