@@ -9,6 +9,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,12 +35,13 @@ type Request struct {
 	// Aligned is how many of Events are the response's first events in
 	// order: all of them, unless a packet of the response was cut short
 	// by the capture's snapshot length (then those up to that packet's
-	// last "data:" line seen) or the capture lost some of its packets
-	// (then those before the gap).
+	// last "data:" line seen) or the server's sequence numbers show bytes
+	// the capture lost (then those before the gap). Only the server's
+	// packets are checked: a lost request packet goes unnoticed.
 	Aligned int
-	// Lost reports that the capture lost packets of the response before
-	// its first "data:" packet: its FirstData may be a later packet's, so
-	// MatchRecords leaves it out.
+	// Lost reports that the capture lost or cut a packet of the response
+	// before its first "data:" line: its FirstData may be a later
+	// packet's, so MatchRecords leaves it out.
 	Lost bool
 	cut  bool // a packet of the response was cut short or lost
 }
@@ -113,37 +115,45 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 			ns = int64(frac)
 		}
 		ts := time.Unix(int64(sec), ns)
-		key, toServer, payload, seq, size, ok := tcpPayload(data, link, serverPort)
-		if !ok || len(payload) == 0 {
+		seg, ok := tcpSegment(data, link, serverPort, int(orig)-int(incl))
+		if !ok {
 			continue
 		}
-		c := conns[key]
-		if c == nil {
+		c := conns[seg.key]
+		if c == nil || seg.syn {
+			// A new connection, or one that reuses an earlier one's
+			// ports: its state starts afresh.
 			c = &conn{cur: -1}
-			conns[key] = c
+			conns[seg.key] = c
 		}
 		gap := false
-		if !toServer {
+		if !seg.toServer && seg.size > 0 {
 			// The server's bytes in sequence: a segment seen again (a
-			// retransmission) adds nothing, one past the next byte
-			// expected follows packets the capture lost.
+			// retransmission) adds nothing, and one that starts past
+			// the next byte expected, or brings new bytes behind old
+			// ones, follows bytes the capture lost or carries lines
+			// that cannot be placed.
 			if c.seen {
-				d := int32(seq - c.next)
-				if d < 0 {
+				d := int32(seg.seq - c.next)
+				end := int32(seg.seq + uint32(seg.size) - c.next)
+				if end <= 0 {
 					continue
 				}
-				gap = d > 0
+				gap = d != 0
 			}
-			c.next, c.seen = seq+uint32(size), true
+			c.next, c.seen = seg.seq+uint32(seg.size), true
 		}
-		if toServer {
+		payload := seg.payload
+		if seg.toServer {
 			if id, ok := requestID(payload); ok {
 				c.cur = len(reqs)
 				reqs = append(reqs, Request{ID: id, Sent: ts})
 			}
 			continue
 		}
-		if c.cur < 0 {
+		// A server packet with bytes, even when the capture kept none
+		// of them, counts for the response's alignment.
+		if c.cur < 0 || seg.size == 0 {
 			continue
 		}
 		r := &reqs[c.cur]
@@ -162,6 +172,9 @@ func Read(r io.Reader, serverPort uint16) ([]Request, error) {
 		if !r.cut {
 			r.Aligned = len(r.Events)
 			r.cut = orig > incl
+			// A packet cut before its first "data:" line may have
+			// carried the first token: FirstData may be a later one's.
+			r.Lost = r.cut && r.FirstData.IsZero()
 		}
 	}
 }
@@ -174,70 +187,82 @@ type conn struct {
 	seen bool   // next is set: a server packet with data was seen
 }
 
-// tcpPayload returns the TCP payload of an IPv4 packet to or from
-// serverPort as captured, the connection's key (client address and port,
-// then the server's), its direction, its sequence number and the
-// payload's size on the wire (more than len(payload) when the capture cut
-// the packet short).
-func tcpPayload(pkt []byte, link uint32, serverPort uint16) (key [12]byte, toServer bool, payload []byte, seq uint32, size int, ok bool) {
+// segment is what Read needs of one captured TCP packet.
+type segment struct {
+	key      [12]byte // the connection: client address and port, then the server's
+	toServer bool     // from the client
+	syn      bool     // a SYN: the connection is new
+	seq      uint32   // the sequence number of its first payload byte
+	size     int      // its payload's size on the wire
+	payload  []byte   // the payload as captured (cut short when the capture cut the packet)
+}
+
+// tcpSegment reads an IPv4 TCP packet to or from serverPort; cut is how
+// many bytes of it the capture left out (its snapshot length). ok is false
+// for other packets and for those cut inside their headers.
+func tcpSegment(pkt []byte, link uint32, serverPort uint16, cut int) (seg segment, ok bool) {
 	var proto uint16
 	switch link {
 	case linkEthernet:
 		if len(pkt) < 14 {
-			return key, false, nil, 0, 0, false
+			return seg, false
 		}
 		proto, pkt = binary.BigEndian.Uint16(pkt[12:14]), pkt[14:]
 	case linkLinuxSLL:
 		if len(pkt) < 16 {
-			return key, false, nil, 0, 0, false
+			return seg, false
 		}
 		proto, pkt = binary.BigEndian.Uint16(pkt[14:16]), pkt[16:]
 	}
 	if proto != 0x0800 || len(pkt) < 20 || pkt[0]>>4 != 4 || pkt[9] != 6 {
-		return key, false, nil, 0, 0, false
+		return seg, false
 	}
 	ihl := int(pkt[0]&0x0f) * 4
 	total := int(binary.BigEndian.Uint16(pkt[2:4]))
-	if ihl < 20 || total < ihl || ihl > len(pkt) {
-		return key, false, nil, 0, 0, false
+	if ihl < 20 || (total != 0 && total < ihl) || ihl > len(pkt) {
+		return seg, false
 	}
 	// A capture with a snapshot length keeps only the start of a long
-	// packet (and a segmentation-offloaded one may say 0): its headers are
-	// enough.
-	wire := total // the IP packet's length on the wire
-	if total > len(pkt) || total == 0 {
-		total = len(pkt)
-	}
+	// packet (and a segmentation-offloaded one may say 0): the IP length
+	// then says its size on the wire, or, when 0, the bytes captured and
+	// those the capture left out.
+	captured := min(len(pkt), cmp.Or(total, len(pkt)))
 	src, dst := pkt[12:16], pkt[16:20]
-	tcp := pkt[ihl:total]
+	tcp := pkt[ihl:captured]
 	if len(tcp) < 20 {
-		return key, false, nil, 0, 0, false
+		return seg, false
 	}
 	sport, dport := binary.BigEndian.Uint16(tcp[0:2]), binary.BigEndian.Uint16(tcp[2:4])
 	off := int(tcp[12]>>4) * 4
-	if off < 20 || off > len(tcp) {
-		return key, false, nil, 0, 0, false
+	if off < 20 {
+		return seg, false
 	}
 	switch serverPort {
 	case dport:
-		toServer = true
-		copy(key[0:4], src)
-		binary.BigEndian.PutUint16(key[4:6], sport)
-		copy(key[6:10], dst)
-		binary.BigEndian.PutUint16(key[10:12], dport)
+		seg.toServer = true
+		copy(seg.key[0:4], src)
+		binary.BigEndian.PutUint16(seg.key[4:6], sport)
+		copy(seg.key[6:10], dst)
+		binary.BigEndian.PutUint16(seg.key[10:12], dport)
 	case sport:
-		copy(key[0:4], dst)
-		binary.BigEndian.PutUint16(key[4:6], dport)
-		copy(key[6:10], src)
-		binary.BigEndian.PutUint16(key[10:12], sport)
+		copy(seg.key[0:4], dst)
+		binary.BigEndian.PutUint16(seg.key[4:6], dport)
+		copy(seg.key[6:10], src)
+		binary.BigEndian.PutUint16(seg.key[10:12], sport)
 	default:
-		return key, false, nil, 0, 0, false
+		return seg, false
 	}
-	size = len(tcp) - off
-	if wire > total {
-		size += wire - total
+	seg.syn = tcp[13]&0x02 != 0
+	seg.seq = binary.BigEndian.Uint32(tcp[4:8])
+	if total != 0 {
+		seg.size = max(total-ihl-off, 0)
+	} else {
+		seg.size = max(len(tcp)+cut-off, 0)
 	}
-	return key, toServer, tcp[off:], binary.BigEndian.Uint32(tcp[4:8]), size, true
+	if off <= len(tcp) {
+		seg.payload = tcp[off:]
+	}
+	return seg, true
 }
 
 // requestID returns the x-request-id of the request whose request line

@@ -30,13 +30,13 @@ func newCapture() *capture {
 // packet adds a TCP segment from port sport to dport carrying payload,
 // the direction's next bytes, captured at ms milliseconds.
 func (c *capture) packet(ms float64, sport, dport uint16, payload string) {
-	c.record(ms, sport, dport, payload, len(payload))
+	c.record(ms, sport, dport, payload, len(payload), 0)
 }
 
 // truncated adds a packet as a capture with a snapshot length keeps it:
 // only its first keep bytes of payload, its IP length still the whole.
 func (c *capture) truncated(ms float64, sport, dport uint16, payload string, keep int) {
-	c.record(ms, sport, dport, payload, keep)
+	c.record(ms, sport, dport, payload, keep, 0)
 }
 
 // lost numbers n bytes from sport to dport as sent, without capturing
@@ -51,8 +51,17 @@ func (c *capture) rewind(sport, dport uint16, n int) {
 	c.seq[[2]uint16{sport, dport}] -= uint32(n)
 }
 
-// record adds a packet carrying payload, of which it keeps keep bytes.
-func (c *capture) record(ms float64, sport, dport uint16, payload string, keep int) {
+// syn adds a SYN from sport to dport: a new connection, whose bytes that
+// way are numbered from isn+1.
+func (c *capture) syn(ms float64, sport, dport uint16, isn uint32) {
+	c.seq[[2]uint16{sport, dport}] = isn
+	c.record(ms, sport, dport, "", 0, 0x02)
+	c.seq[[2]uint16{sport, dport}] = isn + 1
+}
+
+// record adds a packet carrying payload, of which it keeps keep bytes,
+// with the TCP flags given.
+func (c *capture) record(ms float64, sport, dport uint16, payload string, keep int, flags byte) {
 	dir := [2]uint16{sport, dport}
 	seq := c.seq[dir]
 	c.seq[dir] = seq + uint32(len(payload))
@@ -67,6 +76,7 @@ func (c *capture) record(ms float64, sport, dport uint16, payload string, keep i
 	binary.BigEndian.PutUint16(tcp[2:4], dport)
 	binary.BigEndian.PutUint32(tcp[4:8], seq)
 	tcp[12] = 5 << 4
+	tcp[13] = flags
 	copy(tcp[20:], payload)
 	frame := append(make([]byte, 12), 0x08, 0x00)
 	frame = append(frame, ip[:40+keep]...)
@@ -114,6 +124,25 @@ func TestRead(t *testing.T) {
 	c.packet(301, server, 40005, "HTTP/1.1 200 OK\r\n\r\n")
 	c.lost(server, 40005, 9)
 	c.packet(320, server, 40005, "data: 2\n\n")
+	// A response whose first data packet the capture cut before its
+	// "data:" line.
+	c.packet(400, 40006, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-7\r\n\r\n")
+	c.truncated(405, server, 40006, "2a\r\ndata: 1\n\n", 2)
+	c.packet(410, server, 40006, "data: 2\n\n")
+	// A retransmission that brings new bytes behind old ones: its lines
+	// cannot be placed.
+	c.packet(500, 40007, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-8\r\n\r\n")
+	c.packet(505, server, 40007, "data: 1\n\n")
+	c.rewind(server, 40007, 9)
+	c.packet(510, server, 40007, "data: 1\n\ndata: 2\n\n")
+	c.packet(515, server, 40007, "data: 3\n\n")
+	// A new connection from a port an earlier one used, its sequence
+	// numbers elsewhere: it starts afresh.
+	c.syn(600, 40000, server, 7)
+	c.syn(600, server, 40000, 1<<31)
+	c.packet(601, 40000, server, "POST /v1/completions HTTP/1.1\r\nx-request-id: r-9\r\n\r\n")
+	c.packet(605, server, 40000, "data: 1\n\n")
+	c.packet(606, server, 40000, "data: 2\n\n")
 	got, err := Read(&c.Buffer, server)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +160,9 @@ func TestRead(t *testing.T) {
 		{"r-4", 10 * time.Millisecond, 4, 3},
 		{"r-5", 10 * time.Millisecond, 2, 1},
 		{"r-6", 20 * time.Millisecond, 1, 0},
+		{"r-7", 10 * time.Millisecond, 1, 0},
+		{"r-8", 5 * time.Millisecond, 4, 1},
+		{"r-9", 4 * time.Millisecond, 2, 2},
 	}
 	if len(got) > 0 && len(got[0].Events) == 3 && !got[0].Events[1].Equal(got[0].Events[2]) {
 		t.Errorf("two events in one packet have times %v and %v, want the packet's", got[0].Events[1], got[0].Events[2])
@@ -144,14 +176,18 @@ func TestRead(t *testing.T) {
 				i, got[i].ID, got[i].TTFT(), len(got[i].Events), got[i].Aligned, w.id, w.ttft, w.dataPoints, w.aligned)
 		}
 	}
-	if len(got) == len(want) && (got[5].Lost || !got[6].Lost) {
-		t.Errorf("lost: r-5 %v, r-6 %v; want false, true (r-6's first data packet is missing)", got[5].Lost, got[6].Lost)
+	if len(got) == len(want) {
+		for i, lost := range []bool{false, false, false, false, false, false, true, true, false, false} {
+			if got[i].Lost != lost {
+				t.Errorf("%s: Lost %v, want %v", got[i].ID, got[i].Lost, lost)
+			}
+		}
 	}
 	matches, unmatched := MatchRecords(got, func(id string) (time.Duration, bool) {
-		return 51 * time.Millisecond, id == "r-0" || id == "r-2" || id == "r-6"
+		return 51 * time.Millisecond, id == "r-0" || id == "r-2" || id == "r-6" || id == "r-7"
 	})
-	if len(matches) != 1 || unmatched != 6 || matches[0].Error() != time.Millisecond {
-		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 6 unmatched", matches, unmatched)
+	if len(matches) != 1 || unmatched != 9 || matches[0].Error() != time.Millisecond {
+		t.Errorf("matches %+v, unmatched %d; want r-0 with a +1ms error, 9 unmatched", matches, unmatched)
 	}
 }
 
