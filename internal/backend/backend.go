@@ -296,8 +296,9 @@ func (c *Client) Prepare(reqs []dataset.Request, withIDs bool) ([]Prepared, erro
 	return out, nil
 }
 
-// Send performs one prepared request and fills rec: Start just before the
-// request is written, a time per token-bearing SSE message (for a
+// Send performs one prepared request and fills rec: Start (before
+// dialling or waiting for a connection when it must, else just before the
+// request is written; see sendH1), a time per token-bearing SSE message (for a
 // non-streaming kind, one: when the whole body has arrived), End, token
 // counts, text, and on failure Success=false with the error text. now is
 // the run's monotonic clock. Send never returns an error: failures are data.
@@ -343,7 +344,9 @@ func (c *Client) send(ctx context.Context, p *Prepared, rec *record.Record, now 
 	req.Header = p.header
 	// Start is taken before net/http looks for a connection, and again
 	// when it had an idle one to hand over at once (see sendH1): the
-	// wait between the two is the client's own.
+	// wait between the two is the client's own. A connection dialled
+	// before the run is not idle to net/http, and https sets it up
+	// after the dial: it keeps the first Start.
 	var conn net.Conn
 	clock := now // captured by value: now itself is replaced below
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{

@@ -745,23 +745,32 @@ func TestH1StartStamp(t *testing.T) {
 		_, _ = io.WriteString(w, evDone)
 	}))
 	defer srv.Close()
-	var clk atomic.Int64
+	var clk, written atomic.Int64
 	step := func() { clk.Add(int64(time.Hour)) }
 	now := func() time.Duration { return time.Duration(clk.Load()) }
+	// Every write moves the clock on first: a Start taken after any byte
+	// went out is at or past written.
+	wrap := func(c net.Conn) net.Conn {
+		if c == nil {
+			return nil
+		}
+		return stepConn{c, func() { written.Store(clk.Add(int64(time.Hour))) }}
+	}
 	newClient := func(maxConns int) *Client {
 		c := paths(t, Config{URL: srv.URL + "/v1/completions", MaxConns: maxConns})["h1"]
 		h := c.h1
 		dial, take := h.dial, h.take
 		h.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			step()
-			return dial(ctx, network, addr)
+			c, err := dial(ctx, network, addr)
+			return wrap(c), err
 		}
 		h.take = func(addr string) net.Conn {
 			c := take(addr)
 			if c != nil {
 				step()
 			}
-			return c
+			return wrap(c)
 		}
 		return c
 	}
@@ -771,10 +780,21 @@ func TestH1StartStamp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Written: the clock moves on, so a Start taken after the
+		// write would be at or past wrote.
+		var wrote time.Duration
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { wrote = time.Duration(clk.Add(int64(time.Hour))) },
+		})
 		var rec record.Record
-		c.Send(context.Background(), &p[0], &rec, now)
+		c.Send(ctx, &p[0], &rec, now)
 		if !rec.Success {
 			t.Fatalf("request %s: %s", id, rec.Error)
+		}
+		// (The waiter's check is only against its own write hook: the
+		// held request writes too.)
+		if w := time.Duration(written.Load()); rec.Start >= wrote || (id != "waiter" && rec.Start >= w) {
+			t.Errorf("request %s: Start %v, written at %v (%v once written): Start must come before the write", id, rec.Start, w, wrote)
 		}
 		return rec
 	}
@@ -815,7 +835,7 @@ func TestH1StartStamp(t *testing.T) {
 			}
 			c.h1.pool.now = func() time.Time { step(); return time.Now() }
 			clk.Store(0)
-			go func() { got <- send(c, "b") }()
+			go func() { got <- send(c, "waiter") }()
 			for _, w := pool(); w == 0; _, w = pool() {
 				time.Sleep(time.Millisecond)
 			}
@@ -861,4 +881,50 @@ func TestNetHTTPStartStamp(t *testing.T) {
 			t.Errorf("request %d: Start %v: taken again = %v, want %v", i, rec.Start, again, wantAgain)
 		}
 	}
+}
+
+// TestH1StartStampRetry checks that a request sent again on a new
+// connection, its idle one found closed by the server, is timed from
+// before the new connection's dial (the dial counts, as for any dial),
+// not from its write: each hook moves a step clock on by an hour.
+func TestH1StartStampRetry(t *testing.T) {
+	body := evA + evDone
+	// The server advertises keep-alive but closes after each response.
+	srv := newRawServer(t, true, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	c := paths(t, Config{URL: srv.url()})["h1"]
+	if rec := sendOne(context.Background(), t, c, ""); !rec.Success {
+		t.Fatal(rec.Error)
+	}
+	time.Sleep(10 * time.Millisecond) // let the close arrive
+	var clk, dialAt atomic.Int64
+	dial := c.h1.dial
+	c.h1.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialAt.Store(clk.Add(int64(time.Hour)))
+		return dial(ctx, network, addr)
+	}
+	c.h1.pool.now = func() time.Time { clk.Add(int64(time.Hour)); return time.Now() }
+	p, err := c.Prepare([]dataset.Request{{Prompt: "p", PromptLen: 4, OutputLen: 8}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec record.Record
+	c.Send(context.Background(), &p[0], &rec, func() time.Duration { return time.Duration(clk.Load()) })
+	at := time.Duration(dialAt.Load())
+	if !rec.Success || at == 0 {
+		t.Fatalf("the request was not sent again on a new connection: dialled at %v, %+v", at, rec)
+	}
+	if rec.Start < time.Hour || rec.Start >= at {
+		t.Errorf("Start %v, want the retry's: after the stale connection was taken (1h) and before its dial (%v)", rec.Start, at)
+	}
+}
+
+// stepConn is a connection that calls step before each write.
+type stepConn struct {
+	net.Conn
+	step func()
+}
+
+func (c stepConn) Write(b []byte) (int, error) {
+	c.step()
+	return c.Conn.Write(b)
 }

@@ -29,9 +29,10 @@ type Record struct {
 	// Released is when the dispatcher released the request (vLLM's arrival
 	// time); Released-Intended is the send lag.
 	Released time.Duration `json:"released_ns"`
-	// Start is taken just before the HTTP request is written, after the
-	// concurrency limit admitted it (vLLM's start_time). Start-Released is the
-	// client queue time.
+	// Start is vLLM's start_time: taken after the concurrency limit admitted
+	// the request, before dialling or waiting for a connection when it had
+	// to, else just before the HTTP request is written (see backend.Send).
+	// Start-Released is the client queue time.
 	Start time.Duration `json:"start_ns"`
 	// Chunks holds the arrival time of every token-bearing SSE message, in
 	// order. Chunks[0]-Start is the TTFT; consecutive differences are the ITLs.
@@ -143,7 +144,8 @@ func (r *Record) ITLs() []float64 {
 }
 
 // ClientQueueTime is Start-Released in seconds: the time the request waited
-// on the concurrency limit.
+// on the concurrency limit, and the client's own time before it began to
+// dial, wait for a connection or write.
 func (r *Record) ClientQueueTime() float64 { return (r.Start - r.Released).Seconds() }
 
 // SendLag is Released-Intended: how late the dispatcher released the request.
