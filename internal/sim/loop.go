@@ -109,7 +109,7 @@ func (lp *streamLoop) serve(g *generation) bool {
 	st.due = g.nextDue().Sub(wakerEpoch)
 	lp.mu.Lock()
 	lp.heap.push(g)
-	first := lp.heap.s[0] == g
+	first := lp.heap.first() == g
 	lp.mu.Unlock()
 	if first {
 		select {
@@ -145,13 +145,13 @@ func (lp *streamLoop) run() {
 		now := wakerClock()
 		next := time.Duration(-1)
 		lp.mu.Lock()
-		for lp.heap.len() > 0 && lp.heap.s[0].loop.due <= now {
+		for lp.heap.len() > 0 && lp.heap.firstDue() <= now {
 			g := lp.heap.remove(0)
 			g.loop.busy = true
 			ready = append(ready, g)
 		}
 		if lp.heap.len() > 0 {
-			next = lp.heap.s[0].loop.due
+			next = lp.heap.firstDue()
 		}
 		waiting := lp.heap.len() + len(ready)
 		lp.mu.Unlock()

@@ -36,7 +36,7 @@ func TestLoopHeap(t *testing.T) {
 		if removed[g] {
 			continue
 		}
-		if lp.heap.s[g.loop.idx] != g {
+		if lp.heap.s[g.loop.idx].x != g {
 			t.Fatalf("stale index %d", g.loop.idx)
 		}
 		lp.heap.remove(g.loop.idx)
@@ -53,7 +53,8 @@ func TestLoopHeap(t *testing.T) {
 	}
 	slices.Sort(want)
 	for lp.heap.len() > 0 {
-		for i, g := range lp.heap.s {
+		for i, e := range lp.heap.s {
+			g := e.x
 			if g.loop.idx != i {
 				t.Fatalf("heap[%d] has index %d", i, g.loop.idx)
 			}

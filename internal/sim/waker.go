@@ -79,7 +79,7 @@ func (wk *waker) add(w *waiter, due time.Time) {
 	w.due = due.Sub(wakerEpoch)
 	wk.mu.Lock()
 	wk.heap.push(w)
-	first := wk.heap.s[0] == w
+	first := wk.heap.first() == w
 	wk.mu.Unlock()
 	if first {
 		select {
@@ -97,11 +97,11 @@ func (wk *waker) run() {
 		now := wakerClock()
 		next := time.Duration(-1)
 		wk.mu.Lock()
-		for wk.heap.len() > 0 && wk.heap.s[0].due <= now {
+		for wk.heap.len() > 0 && wk.heap.firstDue() <= now {
 			ready = append(ready, wk.heap.remove(0))
 		}
 		if wk.heap.len() > 0 {
-			next = wk.heap.s[0].due
+			next = wk.heap.firstDue()
 		}
 		spin := time.Duration(0)
 		if wk.heap.len() <= wakerSpinMaxWaiters {
