@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbench/vbench/internal/kfloor"
 	"github.com/vbench/vbench/internal/record"
 	"github.com/vbench/vbench/internal/run"
 	"github.com/vbench/vbench/internal/sim"
@@ -214,5 +215,37 @@ func TestStepWarnings(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// The step table splits the client's and the simulator's CPU per token
+// event into user and system time; the simulator's part only when its CPU
+// was read. The kernel floor's line gives the floor in µs.
+func TestCPUPerEventLines(t *testing.T) {
+	base := Step{Concurrency: 2, Events: 1000, DurationS: 1,
+		Client: Client{CPUSeconds: 0.010, CPUUserS: 0.004, CPUSystemS: 0.006}}
+	withSim := base
+	withSim.SimCPUSeconds, withSim.SimCPUUserS, withSim.SimCPUSystemS = 0.009, 0.003, 0.006
+	tests := []struct {
+		name string
+		st   Step
+		want string
+	}{
+		{"client only", base, "  CPU per token event (µs): client 10.00 (user 4.00, system 6.00)\n"},
+		{"with simulator", withSim, "  CPU per token event (µs): client 10.00 (user 4.00, system 6.00); simulator 9.00 (user 3.00, system 6.00)\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		if err := writeStep(&b, &tt.st, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("%s: no %q in\n%s", tt.name, tt.want, b.String())
+		}
+	}
+	var b strings.Builder
+	writeFloor(&b, &kfloor.Floor{Syscall: 1050 * time.Nanosecond, Write: 5790 * time.Nanosecond, Recvmsg: 5290 * time.Nanosecond})
+	if want := "Kernel floor on this host (CPU µs per token event on loopback): write(2) 5.79, recvmsg(2) 5.29; a null system call 1.05\n"; b.String() != want {
+		t.Errorf("floor line %q, want %q", b.String(), want)
 	}
 }

@@ -49,27 +49,29 @@ func loadAverage() string {
 	return strings.Join(fields[:3], " ")
 }
 
-// processCPU returns the CPU time (user + system) process pid has used,
-// from /proc/PID/stat (in USER_HZ = 100 ticks per second), or -1.
-func processCPU(pid int) time.Duration {
+// processCPU returns the CPU time process pid has used in user and in
+// system mode, from /proc/PID/stat (in USER_HZ = 100 ticks per second);
+// ok is false when it cannot be read.
+func processCPU(pid int) (user, system time.Duration, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return -1
+		return 0, 0, false
 	}
 	// The command name (field 2) may hold spaces: count from its ')'.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return -1
+		return 0, 0, false
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 13 {
-		return -1
+		return 0, 0, false
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return -1
+		return 0, 0, false
 	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	const tick = 10 * time.Millisecond
+	return time.Duration(utime) * tick, time.Duration(stime) * tick, true
 }

@@ -14,5 +14,5 @@ func peakRSS() int64 { return 0 }
 // loadAverage returns "": not read on this platform.
 func loadAverage() string { return "" }
 
-// processCPU returns -1: not read on this platform.
-func processCPU(int) time.Duration { return -1 }
+// processCPU returns ok false: not read on this platform.
+func processCPU(int) (user, system time.Duration, ok bool) { return 0, 0, false }

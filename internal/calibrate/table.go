@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/vbench/vbench/internal/kfloor"
 	"github.com/vbench/vbench/internal/report"
 )
 
@@ -64,6 +66,16 @@ func writeStep(w io.Writer, st *Step, procs int) error {
 		b.WriteString("  simulator lateness: not reported by the target\n")
 	}
 	c := st.Client
+	if st.Events > 0 {
+		perEvent := func(sec float64) float64 { return sec * 1e6 / float64(st.Events) }
+		fmt.Fprintf(&b, "  CPU per token event (µs): client %.2f (user %.2f, system %.2f)",
+			perEvent(c.CPUSeconds), perEvent(c.CPUUserS), perEvent(c.CPUSystemS))
+		if st.SimCPUSeconds > 0 {
+			fmt.Fprintf(&b, "; simulator %.2f (user %.2f, system %.2f)",
+				perEvent(st.SimCPUSeconds), perEvent(st.SimCPUUserS), perEvent(st.SimCPUSystemS))
+		}
+		b.WriteByte('\n')
+	}
 	fmt.Fprintf(&b, "  client: CPU %.2f s (%.4f s per 1000 events, %.0f%% of %d cores), peak RSS %.1f MB (%s), GC %d cycles (%.2f ms paused)\n",
 		c.CPUSeconds, c.CPUPer1000Events, 100*c.CPUFraction, procs, float64(c.PeakRSSBytes)/(1<<20), c.PeakRSSScope, c.GCCycles, c.GCPauseMs)
 	if c.HostCPUBusy >= 0 {
@@ -75,6 +87,14 @@ func writeStep(w io.Writer, st *Step, procs int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFloor prints the kernel floor: what an event costs the sender's and
+// the receiver's kernel on this host before any user-space work.
+func writeFloor(w io.Writer, f *kfloor.Floor) {
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+	fmt.Fprintf(w, "Kernel floor on this host (CPU µs per token event on loopback): write(2) %.2f, recvmsg(2) %.2f; a null system call %.2f\n",
+		us(f.Write), us(f.Recvmsg), us(f.Syscall))
 }
 
 // WriteJSON writes rep to path atomically (temp file and rename).
