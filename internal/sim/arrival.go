@@ -22,8 +22,11 @@ import (
 // connection a request came in on.
 type rxConnKey struct{}
 
-// connContext is the http.Server ConnContext of Start's server.
+// connContext is the http.Server ConnContext of Start's server: it keeps
+// the connection, which streams write themselves (raw.go), and its
+// timestamped reader.
 func connContext(ctx context.Context, c net.Conn) context.Context {
+	ctx = context.WithValue(ctx, servedConnKey{}, c)
 	if rc := rxtime.Of(c); rc != nil {
 		return context.WithValue(ctx, rxConnKey{}, rc)
 	}

@@ -3,15 +3,17 @@ package sim
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -211,47 +213,7 @@ func TestRawStreamPipelinedAndClose(t *testing.T) {
 	}
 }
 
-// failOnce is a listener whose first Accept fails with a non-timeout
-// error, as when the process runs out of file descriptors.
-type failOnce struct {
-	net.Listener
-	failed bool
-}
-
-func (l *failOnce) Accept() (net.Conn, error) {
-	if !l.failed {
-		l.failed = true
-		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
-	}
-	return l.Listener.Accept()
-}
-
-// An accept error other than a closed listener is passed on, and accepting
-// goes on after it.
-func TestInjectListenerAcceptError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	il := newInjectListener(&failOnce{Listener: ln})
-	defer il.Close()
-	if _, err := il.Accept(); !errors.Is(err, syscall.EMFILE) {
-		t.Fatalf("first Accept: %v, want EMFILE", err)
-	}
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got, err := il.Accept()
-	if err != nil {
-		t.Fatalf("Accept after the error: %v", err)
-	}
-	got.Close()
-}
-
-// Pipelining round after round on one connection keeps working, and the
-// connection keeps its non-blocking writes (its wrapper passes them on).
+// Pipelining round after round on one connection keeps working.
 func TestRawStreamPipelinedRounds(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
@@ -280,10 +242,6 @@ func TestRawStreamPipelinedRounds(t *testing.T) {
 	}
 	if st := s.Stats(); st.Completed != 8 {
 		t.Errorf("stats %+v", st)
-	}
-	var pc net.Conn = &prefixConn{Conn: c}
-	if _, ok := pc.(syscall.Conn); !ok {
-		t.Error("prefixConn hides the connection's SyscallConn")
 	}
 }
 
@@ -316,5 +274,81 @@ func TestTryWriteAllocations(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per write", allocs)
+	}
+}
+
+// With CloseAfterStream the whole response arrives, still advertising
+// keep-alive, and then the server closes the connection (after the delay);
+// without it the connection serves the next request.
+func TestCloseAfterStream(t *testing.T) {
+	tests := []struct {
+		name   string
+		close  bool
+		delay  time.Duration
+		closed bool
+	}{
+		{"keep-alive", false, 0, false},
+		{"close at once", true, 0, true},
+		{"close after a delay", true, 20 * time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
+			cfg.CloseAfterStream, cfg.CloseAfterStreamDelay = tt.close, tt.delay
+			s := startServer(t, cfg)
+			c, err := net.Dial("tcp", s.URL()[len("http://"):])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			body := `{"prompt":"p","max_tokens":4,"ignore_eos":true,"stream":true}`
+			req := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+			br := bufio.NewReader(c)
+			for round := range 2 {
+				if _, err := io.WriteString(c, req); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				if resp.Close {
+					t.Errorf("round %d: the response announces the close", round)
+				}
+				raw, err := readRawChunked(br)
+				if err != nil || strings.Count(raw, "data: ") != 5 { // 4 tokens and [DONE]
+					t.Fatalf("round %d: body %q, %v", round, raw, err)
+				}
+				if !tt.closed {
+					continue
+				}
+				_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a bound on a hang, not a timing check
+				if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+					t.Errorf("after the stream read %d, %v; want EOF", n, err)
+				}
+				break
+			}
+			if st := s.Stats(); st.Running != 0 || st.Completed == 0 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+// Streams on a server that limits its connections (whose connections are
+// wrapped to be counted) are still written by the loops, through their
+// rings on Linux.
+func TestLoopServesLimitedConns(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, 100*time.Microsecond
+	cfg.MaxConns = 4
+	s := startServer(t, cfg)
+	before := ringSends.Load()
+	if raw := rawStream(t, s, "limited", 20); strings.Count(raw, "data: ") != 21 {
+		t.Fatalf("body %q", raw)
+	}
+	if runtime.GOOS == "linux" && ringSends.Load() == before && os.Getenv("VBENCH_ALLOW_NO_URING") != "1" {
+		t.Error("no send went through io_uring")
 	}
 }

@@ -43,13 +43,7 @@ type Server struct {
 	idle   *sync.Cond
 	active int
 
-	// Connections streams took over from net/http (see raw.go), and
-	// whether Close has begun closing them; guarded by mu.
-	hijacked map[net.Conn]struct{}
-	closing  bool
-
 	// Set by Start.
-	listener  *injectListener
 	limit     *limitListener // Config.MaxConns's, nil without a limit
 	resetIDs  sync.Map       // X-Request-Ids a reset fault reset, whose resend is reset too
 	srv       *http.Server
@@ -243,11 +237,10 @@ func Start(cfg Config, addr string) (*Server, error) {
 		s.limit = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns)}
 		ln = s.limit
 	}
-	s.listener = newInjectListener(ln)
 	s.served = make(chan struct{})
 	go func() {
 		defer close(s.served)
-		_ = s.srv.Serve(s.listener) // returns http.ErrServerClosed after Close
+		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
 }
@@ -280,7 +273,6 @@ func (s *Server) Close() error {
 			s.closeErr = fmt.Errorf("close simulator: %w", err)
 		}
 		<-s.served
-		s.closeHijacked()
 		s.mu.Lock()
 		for s.active > 0 {
 			s.idle.Wait()
