@@ -243,9 +243,30 @@ func TestCPUPerEventLines(t *testing.T) {
 			t.Errorf("%s: no %q in\n%s", tt.name, tt.want, b.String())
 		}
 	}
-	var b strings.Builder
-	writeFloor(&b, &kfloor.Floor{Syscall: 1050 * time.Nanosecond, Write: 5790 * time.Nanosecond, Recvmsg: 5290 * time.Nanosecond})
-	if want := "Kernel floor on this host (CPU µs per token event on loopback): write(2) 5.79, recvmsg(2) 5.29; a null system call 1.05\n"; b.String() != want {
-		t.Errorf("floor line %q, want %q", b.String(), want)
+	us := time.Microsecond
+	cpu := func(n int, w, r time.Duration) kfloor.CPUCosts {
+		return kfloor.CPUCosts{CPU: n, Costs: kfloor.Costs{Syscall: us, Write: w, Recvmsg: r}}
+	}
+	floors := []struct {
+		name string
+		f    kfloor.Floor
+		want string
+	}{
+		{"one CPU", kfloor.Floor{Costs: kfloor.Costs{Syscall: 1050 * time.Nanosecond, Write: 5790 * time.Nanosecond, Recvmsg: 5290 * time.Nanosecond}},
+			"Kernel floor on this host (CPU µs per token event on loopback): write(2) 5.79, recvmsg(2) 5.29; a null system call 1.05\n"},
+		{"two close CPUs", kfloor.Floor{Costs: cpu(0, 4*us, 4*us).Costs, PerCPU: []kfloor.CPUCosts{cpu(0, 4*us, 4*us), cpu(1, 4*us, 5*us)}},
+			"Kernel floor on this host (CPU µs per token event on loopback): write(2) 4.00, recvmsg(2) 4.00; a null system call 1.00\n" +
+				"  per CPU: cpu0 write(2) 4.00, recvmsg(2) 4.00, null system call 1.00; cpu1 write(2) 4.00, recvmsg(2) 5.00, null system call 1.00\n"},
+		{"unequal CPUs", kfloor.Floor{Costs: cpu(0, 4*us, 4*us).Costs, PerCPU: []kfloor.CPUCosts{cpu(0, 4*us, 4*us), cpu(1, 6*us, 6*us)}},
+			"Kernel floor on this host (CPU µs per token event on loopback): write(2) 4.00, recvmsg(2) 4.00; a null system call 1.00\n" +
+				"  per CPU: cpu0 write(2) 4.00, recvmsg(2) 4.00, null system call 1.00; cpu1 write(2) 6.00, recvmsg(2) 6.00, null system call 1.00\n" +
+				"  WARNING: an event costs the kernel 50% more on one CPU than on another: figures depend on the CPUs the processes run on (pin them with taskset to compare runs)\n"},
+	}
+	for _, tt := range floors {
+		var b strings.Builder
+		writeFloor(&b, &tt.f)
+		if b.String() != tt.want {
+			t.Errorf("%s: floor lines\n%s\nwant\n%s", tt.name, b.String(), tt.want)
+		}
 	}
 }

@@ -90,12 +90,33 @@ func writeStep(w io.Writer, st *Step, procs int) error {
 }
 
 // writeFloor prints the kernel floor: what an event costs the sender's and
-// the receiver's kernel on this host before any user-space work.
+// the receiver's kernel on this host before any user-space work, on the
+// cheapest CPU; then each CPU's, and a warning when they differ much.
 func writeFloor(w io.Writer, f *kfloor.Floor) {
 	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
 	fmt.Fprintf(w, "Kernel floor on this host (CPU µs per token event on loopback): write(2) %.2f, recvmsg(2) %.2f; a null system call %.2f\n",
 		us(f.Write), us(f.Recvmsg), us(f.Syscall))
+	if len(f.PerCPU) < 2 {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("  per CPU:")
+	for i, c := range f.PerCPU {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " cpu%d write(2) %.2f, recvmsg(2) %.2f, null system call %.2f", c.CPU, us(c.Write), us(c.Recvmsg), us(c.Syscall))
+	}
+	b.WriteByte('\n')
+	if sp := f.Spread(); sp > floorSpreadWarn {
+		fmt.Fprintf(&b, "  WARNING: an event costs the kernel %.0f%% more on one CPU than on another: figures depend on the CPUs the processes run on (pin them with taskset to compare runs)\n", 100*sp)
+	}
+	_, _ = io.WriteString(w, b.String())
 }
+
+// floorSpreadWarn is the difference between CPUs' floors above which
+// writeFloor warns.
+const floorSpreadWarn = 0.2
 
 // WriteJSON writes rep to path atomically (temp file and rename).
 func WriteJSON(path string, rep *Report) error {
