@@ -170,11 +170,7 @@ func TestRawStreamPipelinedAndClose(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
 	s := startServer(t, cfg)
-	c, err := net.Dial("tcp", s.URL()[len("http://"):])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialRaw(t, s)
 	req := func(id string, close bool) string {
 		body := `{"prompt":"p","max_tokens":3,"ignore_eos":true,"stream":true}`
 		h := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nX-Request-Id: " + id + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
@@ -218,13 +214,8 @@ func TestRawStreamPipelinedRounds(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
 	s := startServer(t, cfg)
-	c, err := net.Dial("tcp", s.URL()[len("http://"):])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	body := `{"prompt":"p","max_tokens":2,"ignore_eos":true,"stream":true}`
-	req := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	c := dialRaw(t, s)
+	req := streamRequest(2)
 	br := bufio.NewReader(c)
 	for round := range 4 {
 		if _, err := io.WriteString(c, req+req); err != nil {
@@ -297,13 +288,8 @@ func TestCloseAfterStream(t *testing.T) {
 			cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
 			cfg.CloseAfterStream, cfg.CloseAfterStreamDelay = tt.close, tt.delay
 			s := startServer(t, cfg)
-			c, err := net.Dial("tcp", s.URL()[len("http://"):])
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			body := `{"prompt":"p","max_tokens":4,"ignore_eos":true,"stream":true}`
-			req := "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+			c := dialRaw(t, s)
+			req := streamRequest(4)
 			br := bufio.NewReader(c)
 			for round := range 2 {
 				if _, err := io.WriteString(c, req); err != nil {
@@ -351,4 +337,23 @@ func TestLoopServesLimitedConns(t *testing.T) {
 	if runtime.GOOS == "linux" && ringSends.Load() == before && os.Getenv("VBENCH_ALLOW_NO_URING") != "1" {
 		t.Error("no send went through io_uring")
 	}
+}
+
+// dialRaw connects to s for a test that speaks HTTP/1.1 itself; the
+// connection is closed when the test ends.
+func dialRaw(t *testing.T, s *Server) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", s.URL()[len("http://"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// streamRequest is a streamed completion request for tokens tokens, as
+// raw HTTP/1.1 (keep-alive).
+func streamRequest(tokens int) string {
+	body := fmt.Sprintf(`{"prompt":"p","max_tokens":%d,"ignore_eos":true,"stream":true}`, tokens)
+	return "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
