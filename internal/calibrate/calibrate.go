@@ -419,8 +419,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// The kernel floor's measurement: 256 connections, 64 counted rounds (about
-// 0.2 s on a host where an event costs 10 µs), 100,000 null system calls.
+// The kernel floor's measurement: 256 connections, 64 counted rounds and
+// 100,000 null system calls on each CPU (about 0.3 s per CPU on a host
+// where an event costs 10 µs; at most kfloor.MaxCPUs CPUs).
 const (
 	floorConns     = 256
 	floorRounds    = 64

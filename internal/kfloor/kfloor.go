@@ -8,7 +8,8 @@
 // of these per event before any work of their own. On a paravirtualized
 // virtual machine both are several times what they are on bare metal, and
 // its virtual CPUs need not be equal: one that shares its physical core
-// with another guest is slower, so the floor is measured on each CPU.
+// with another guest is slower, so the floor is measured on each CPU (of
+// up to MaxCPUs).
 package kfloor
 
 import "time"

@@ -25,7 +25,8 @@ const (
 // the thread's CPU time per operation, the median over the rounds (so
 // that a round the hypervisor or another process interrupted does not
 // count). It does so on each CPU the process may run on, the thread bound
-// to it, when there are at most MaxCPUs. The connections are closed when it
+// to it, when there are 2 to MaxCPUs of them and the thread may be bound;
+// otherwise once, wherever the thread runs. The connections are closed when it
 // returns.
 func Measure(conns, rounds, nullCalls int) (Floor, error) {
 	if conns < 1 || rounds < 1 || nullCalls < 1 {
@@ -71,7 +72,9 @@ func measure(conns, rounds, nullCalls int) (Floor, error) {
 		return f, err
 	}
 	for _, cpu := range cpus {
-		if err := bindTo(cpu); err != nil {
+		if err := bindTo(cpu); err != nil { // not allowed here: measure once, where the thread is
+			f.PerCPU = nil
+			f.Costs, err = m.costs(rounds, nullCalls)
 			return f, err
 		}
 		if _, err := m.rounds(cpuWarmRounds); err != nil {

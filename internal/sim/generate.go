@@ -495,7 +495,7 @@ type generation struct {
 	timer        *time.Timer // for plain Go timer sleeps, made on first use
 
 	// Streaming state.
-	rc          *http.ResponseController // when net/http writes the response
+	rc          *http.ResponseController // when net/http writes the response, or its head (raw.go)
 	raw         net.Conn                 // when the stream writes its connection itself (raw.go)
 	rawOK       bool                     // the stream on raw completed
 	sysConn     syscall.RawConn          // raw's, for non-blocking writes

@@ -288,3 +288,53 @@ func TestDialAddr(t *testing.T) {
 		}
 	}
 }
+
+// Close also ends a stream whose connection net/http no longer watches: a
+// request pipelined behind the stream makes net/http's background read
+// stop, after which closing the connection does not cancel the stream's
+// context.
+func TestCloseEndsStreamWithPipelinedRequest(t *testing.T) {
+	cfg := testConfig()
+	cfg.TTFT, cfg.ITL = time.Millisecond, time.Hour
+	s, err := Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closing := false
+	defer func() {
+		if !closing { // a Close that hangs would hang the cleanup too
+			s.Close()
+		}
+	}()
+	c := dialRaw(t, s)
+	if _, err := io.WriteString(c, streamRequest(3)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.HasPrefix(line, "data: {") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	// The next request, behind the stream that now waits an hour.
+	if _, err := io.WriteString(c, streamRequest(3)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let net/http's background read take its byte
+	closing = true
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(30 * time.Second): // a bound on a hang: the stream's next event is an hour away
+		t.Fatal("Close still waits for the stream")
+	}
+	if st := s.Stats(); st.Running != 0 || st.Aborted != 1 {
+		t.Errorf("after Close: %+v", st)
+	}
+}

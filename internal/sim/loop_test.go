@@ -135,8 +135,8 @@ func TestLoopStalledClient(t *testing.T) {
 	}
 }
 
-// A streamed response hands its connection back: a keep-alive client
-// reuses it for the next request.
+// A streamed response leaves its connection to net/http: a keep-alive
+// client reuses it for the next request.
 func TestRawStreamKeepAlive(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond

@@ -17,8 +17,11 @@ import (
 // returns, and then goes on with the connection as after any response
 // (keep-alive, pipelined requests, "Connection: close"). In between it
 // writes nothing, so each event can go out as one HTTP/1.1 chunk of the
-// stream's own making; and its background read of the connection cancels
-// the request's context when the client goes away.
+// stream's own making. Its background read of the connection cancels the
+// request's context when the client goes away, until a byte of a request
+// pipelined behind the stream arrives: net/http then stops reading, and a
+// client that leaves after that is noticed when a write to it fails (and
+// [Server.Close] ends the stream through the server's own context).
 
 // chunkRoom is the room left before an event's bytes for its chunk-size
 // line: up to 16 hex digits and CRLF.

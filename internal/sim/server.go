@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ type Server struct {
 	limit     *limitListener // Config.MaxConns's, nil without a limit
 	resetIDs  sync.Map       // X-Request-Ids a reset fault reset, whose resend is reset too
 	srv       *http.Server
+	stopAll   context.CancelFunc // cancels every request's context (Close)
 	url       string
 	served    chan struct{}
 	closeOnce sync.Once
@@ -231,7 +233,14 @@ func Start(cfg Config, addr string) (*Server, error) {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
 	s.url = "http://" + dialAddr(ln.Addr())
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
+	// Every request's context ends when the server closes: closing the
+	// connections alone does not end a stream whose connection net/http
+	// no longer watches (see raw.go), and the stream loops write through
+	// their own copies of the descriptors.
+	base, stopAll := context.WithCancel(context.Background())
+	s.stopAll = stopAll
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext,
+		BaseContext: func(net.Listener) context.Context { return base }}
 	ln = rxtime.Listen(ln)
 	if s.cfg.MaxConns > 0 {
 		s.limit = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns)}
@@ -269,6 +278,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closeOnce.Do(func() {
+		s.stopAll()
 		if err := s.srv.Close(); err != nil {
 			s.closeErr = fmt.Errorf("close simulator: %w", err)
 		}
