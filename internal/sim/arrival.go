@@ -22,11 +22,8 @@ import (
 // connection a request came in on.
 type rxConnKey struct{}
 
-// connContext is the http.Server ConnContext of Start's server: it keeps
-// the connection, which streams write themselves (raw.go), and its
-// timestamped reader.
+// connContext is the http.Server ConnContext of Start's server.
 func connContext(ctx context.Context, c net.Conn) context.Context {
-	ctx = context.WithValue(ctx, servedConnKey{}, c)
 	if rc := rxtime.Of(c); rc != nil {
 		return context.WithValue(ctx, rxConnKey{}, rc)
 	}

@@ -143,7 +143,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, a api) {
 	if lora >= 0 { // vLLM answers with the LoRA module's name
 		g.model, g.modelJSON = s.cfg.LoRAModules[lora], s.loraJSON[lora]
 	}
-	defer g.finishRaw(r) // after running is decremented
+	defer g.finishRaw() // after running is decremented
 	blocks := 0
 	for i := range choices {
 		blocks += kvBlocks(choices[i].prompt + choices[i].n)
@@ -495,8 +495,9 @@ type generation struct {
 	timer        *time.Timer // for plain Go timer sleeps, made on first use
 
 	// Streaming state.
-	rc          *http.ResponseController // when net/http writes the response, or its head (raw.go)
-	raw         net.Conn                 // when the stream writes its connection itself (raw.go)
+	rc          *http.ResponseController // when net/http writes the response
+	raw         net.Conn                 // when the stream took its connection over (raw.go)
+	closeAfter  bool                     // close raw after the stream (Connection: close)
 	rawOK       bool                     // the stream on raw completed
 	sysConn     syscall.RawConn          // raw's, for non-blocking writes
 	nonblock    bool                     // a stream loop writes raw, without blocking
@@ -506,6 +507,7 @@ type generation struct {
 	nbWrite     func(fd uintptr) bool    // g.writeNB, made once
 	sendFD      int                      // while a stream loop serves it, raw's descriptor duplicated for the loop's ring; -1 when none
 	unrecorded  int                      // pending events of the stalled write, recorded once it is out
+	stash       []byte                   // bytes read from raw meanwhile, for its next request
 	remaining   int                      // events still to write
 	cutAt       int                      // a disconnect fault cuts the stream when remaining is this (0: never)
 	cut         bool                     // the stream was cut
@@ -631,8 +633,8 @@ func (g *generation) appendUsageObject(b []byte) []byte {
 }
 
 // stream answers with Server-Sent Events, writing each token at its absolute
-// due time t0+d_k. On a connection it can write itself (raw.go) a stream
-// loop writes the events (see [streamLoop]); otherwise, and with PlainTimers,
+// due time t0+d_k. On a connection it can take over (raw.go) a stream loop
+// writes the events (see [streamLoop]); otherwise, and with PlainTimers,
 // this goroutine sleeps until each event is due and writes it through
 // net/http.
 func (g *generation) stream(r *http.Request, object string) {
@@ -724,8 +726,8 @@ func (g *generation) writeRendered(b []byte, n int) bool {
 }
 
 // renderDue renders the next event of the stream, which is due, and every
-// later one already due too, into g.buf (behind chunkRoom bytes when the
-// stream writes its connection itself, see frame), and returns the bytes and how many
+// later one already due too, into g.buf (behind chunkRoom bytes for a
+// taken-over connection, see frame), and returns the bytes and how many
 // events they hold. It returns false when a disconnect fault ends the
 // stream here instead.
 func (g *generation) renderDue() ([]byte, int, bool) {

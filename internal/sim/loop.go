@@ -30,8 +30,8 @@ import (
 // once loop 0 serves loopShare of them.
 //
 // A loop never blocks on a write: it writes a stream's events with a
-// non-blocking write on the connection net/http serves the stream's
-// request on (see raw.go). When a client reads so slowly that the socket buffers fill,
+// non-blocking write on the connection the stream took over from net/http
+// (see raw.go). When a client reads so slowly that the socket buffers fill,
 // the rest of the bytes and of the stream go back to the stream's own
 // goroutine (the stream is "stalled"), which finishes it with blocking
 // writes, as net/http would.

@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -135,8 +136,8 @@ func TestLoopStalledClient(t *testing.T) {
 	}
 }
 
-// A streamed response leaves its connection to net/http: a keep-alive
-// client reuses it for the next request.
+// A streamed response hands its connection back: a keep-alive client
+// reuses it for the next request.
 func TestRawStreamKeepAlive(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
@@ -209,7 +210,47 @@ func TestRawStreamPipelinedAndClose(t *testing.T) {
 	}
 }
 
-// Pipelining round after round on one connection keeps working.
+// failOnce is a listener whose first Accept fails with a non-timeout
+// error, as when the process runs out of file descriptors.
+type failOnce struct {
+	net.Listener
+	failed bool
+}
+
+func (l *failOnce) Accept() (net.Conn, error) {
+	if !l.failed {
+		l.failed = true
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	return l.Listener.Accept()
+}
+
+// An accept error other than a closed listener is passed on, and accepting
+// goes on after it.
+func TestInjectListenerAcceptError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	il := newInjectListener(&failOnce{Listener: ln})
+	defer il.Close()
+	if _, err := il.Accept(); !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("first Accept: %v, want EMFILE", err)
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := il.Accept()
+	if err != nil {
+		t.Fatalf("Accept after the error: %v", err)
+	}
+	got.Close()
+}
+
+// Pipelining round after round on one connection keeps working, and the
+// connection keeps its non-blocking writes (its wrapper passes them on).
 func TestRawStreamPipelinedRounds(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
@@ -233,6 +274,10 @@ func TestRawStreamPipelinedRounds(t *testing.T) {
 	}
 	if st := s.Stats(); st.Completed != 8 {
 		t.Errorf("stats %+v", st)
+	}
+	var pc net.Conn = &prefixConn{Conn: c}
+	if _, ok := pc.(syscall.Conn); !ok {
+		t.Error("prefixConn hides the connection's SyscallConn")
 	}
 }
 

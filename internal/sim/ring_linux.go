@@ -10,8 +10,7 @@ const sendFlags = syscall.MSG_DONTWAIT | syscall.MSG_NOSIGNAL
 // dupSendFD duplicates raw's descriptor into g.sendFD, for a stream loop
 // that sends through io_uring. The loop uses the descriptor outside the
 // connection's own locking, so it needs one that nothing else closes: a
-// server that closes (net/http closes its connections) may close raw
-// meanwhile, and a
+// server that closes (closeHijacked) may close raw meanwhile, and a
 // number closed and reused by the next accepted connection would carry
 // this stream's bytes. Without io_uring, or should the duplication fail,
 // sendFD stays -1 and the loop writes with write(2) under the lock.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,11 +43,16 @@ type Server struct {
 	idle   *sync.Cond
 	active int
 
+	// Connections streams took over from net/http (see raw.go), and
+	// whether Close has begun closing them; guarded by mu.
+	hijacked map[net.Conn]struct{}
+	closing  bool
+
 	// Set by Start.
+	listener  *injectListener
 	limit     *limitListener // Config.MaxConns's, nil without a limit
 	resetIDs  sync.Map       // X-Request-Ids a reset fault reset, whose resend is reset too
 	srv       *http.Server
-	stopAll   context.CancelFunc // cancels every request's context (Close)
 	url       string
 	served    chan struct{}
 	closeOnce sync.Once
@@ -233,23 +237,17 @@ func Start(cfg Config, addr string) (*Server, error) {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
 	s.url = "http://" + dialAddr(ln.Addr())
-	// Every request's context ends when the server closes: closing the
-	// connections alone does not end a stream whose connection net/http
-	// no longer watches (see raw.go), and the stream loops write through
-	// their own copies of the descriptors.
-	base, stopAll := context.WithCancel(context.Background())
-	s.stopAll = stopAll
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext,
-		BaseContext: func(net.Listener) context.Context { return base }}
+	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
 	ln = rxtime.Listen(ln)
 	if s.cfg.MaxConns > 0 {
 		s.limit = &limitListener{Listener: ln, max: int64(s.cfg.MaxConns)}
 		ln = s.limit
 	}
+	s.listener = newInjectListener(ln)
 	s.served = make(chan struct{})
 	go func() {
 		defer close(s.served)
-		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
+		_ = s.srv.Serve(s.listener) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
 }
@@ -278,11 +276,11 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closeOnce.Do(func() {
-		s.stopAll()
 		if err := s.srv.Close(); err != nil {
 			s.closeErr = fmt.Errorf("close simulator: %w", err)
 		}
 		<-s.served
+		s.closeHijacked()
 		s.mu.Lock()
 		for s.active > 0 {
 			s.idle.Wait()
