@@ -289,10 +289,10 @@ func TestDialAddr(t *testing.T) {
 	}
 }
 
-// Close also ends a stream whose connection net/http no longer watches: a
-// request pipelined behind the stream makes net/http's background read
-// stop, after which closing the connection does not cancel the stream's
-// context.
+// Close also ends a stream with a request pipelined behind it on its
+// connection, whose first byte the server has read meanwhile (net/http's
+// own background read stops at such a byte, so a stream that relied on it
+// to notice the close would run on).
 func TestCloseEndsStreamWithPipelinedRequest(t *testing.T) {
 	cfg := testConfig()
 	cfg.TTFT, cfg.ITL = time.Millisecond, time.Hour
@@ -322,7 +322,7 @@ func TestCloseEndsStreamWithPipelinedRequest(t *testing.T) {
 	if _, err := io.WriteString(c, streamRequest(3)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // let net/http's background read take its byte
+	time.Sleep(50 * time.Millisecond) // let the server read the pipelined request's first bytes
 	closing = true
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
