@@ -26,8 +26,8 @@ const (
 // that a round the hypervisor or another process interrupted does not
 // count). It does so on each CPU the process may run on, the thread bound
 // to it, when there are 2 to MaxCPUs of them and the thread may be bound;
-// otherwise once, wherever the thread runs. The connections are closed when it
-// returns.
+// otherwise once, wherever the thread runs. The connections are closed
+// when it returns.
 func Measure(conns, rounds, nullCalls int) (Floor, error) {
 	if conns < 1 || rounds < 1 || nullCalls < 1 {
 		return Floor{}, errors.New("kfloor: conns, rounds and nullCalls must be positive")
