@@ -16,8 +16,12 @@ import (
 const minSSEBuffer = 4 << 10
 
 // maxPooledSSEBuffer is the largest buffer kept for reuse; larger ones (grown
-// for huge events) are left to the garbage collector.
-const maxPooledSSEBuffer = 4 << 20
+// for huge events) are left to the garbage collector. It is small on
+// purpose: a pooled buffer goes to whichever stream asks next, so each
+// megabyte buffer kept would end up held by an ordinary stream, and a long
+// run with occasional huge events would come to hold one per concurrent
+// stream (the soak test saw 100–160 MB at 128 streams with a 4 MiB cap).
+const maxPooledSSEBuffer = 64 << 10
 
 // ssePool holds *[]byte read buffers of at least minSSEBuffer bytes.
 var ssePool = sync.Pool{New: func() any {

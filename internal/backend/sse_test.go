@@ -120,6 +120,27 @@ func TestReadSSEHugeEvents(t *testing.T) {
 	}
 }
 
+// A buffer grown for a huge event is not pooled: the next stream would
+// hold it for its whole life, and over a long run every concurrent stream
+// would come to hold one.
+func TestReleaseDropsGrownBuffer(t *testing.T) {
+	var s sseReader
+	s.init()
+	for len(s.buf) < 2<<20 {
+		s.start = 0
+		s.end = s.makeRoomFor(len(s.buf))
+	}
+	s.release()
+	for range 8 {
+		s.init()
+		c := cap(s.buf)
+		s.release()
+		if c > 64<<10 {
+			t.Fatalf("a stream started with a pooled %d-byte buffer, want at most 64 KiB", c)
+		}
+	}
+}
+
 func TestReadSSEStop(t *testing.T) {
 	r := &chunkReader{chunks: []string{"data: 1\n\ndata: 2\n\ndata: 3\n\n"}}
 	n := 0
