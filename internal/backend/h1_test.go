@@ -267,9 +267,11 @@ func TestH1MaxConns(t *testing.T) {
 // connection is not reused.
 func TestH1CancelMidStream(t *testing.T) {
 	block := make(chan struct{})
+	flushed := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, evA)
 		w.(http.Flusher).Flush()
+		flushed <- struct{}{}
 		select {
 		case <-block:
 		case <-r.Context().Done():
@@ -291,7 +293,10 @@ func TestH1CancelMidStream(t *testing.T) {
 				return d
 			})
 		}()
-		time.Sleep(50 * time.Millisecond)
+		// Cancel once the event is out and the client has had ample time
+		// to read it, even on a loaded machine.
+		<-flushed
+		time.Sleep(200 * time.Millisecond)
 		cancel()
 		select {
 		case <-done:
@@ -328,7 +333,9 @@ func TestH1Timeout(t *testing.T) {
 	defer close(block)
 	for _, q := range []string{"", "/body"} {
 		recs := map[string]record.Record{}
-		for name, c := range paths(t, Config{URL: srv.URL + q + "/v1/completions", Timeout: 100 * time.Millisecond}) {
+		// The timeout leaves a loaded machine ample time to read what the
+		// server sends before it blocks, so both paths fail at the same point.
+		for name, c := range paths(t, Config{URL: srv.URL + q + "/v1/completions", Timeout: 500 * time.Millisecond}) {
 			recs[name] = sendOne(context.Background(), t, c, "")
 		}
 		if d := sameRecord(recs["h1"], recs["net/http"]); d != "" {

@@ -85,17 +85,18 @@ func TestHFRowsStopEarlyLeaksNothing(t *testing.T) {
 				t.Fatalf("read %d rows, want %d", n, tc.take)
 			}
 			// A goroutine that has finished its work may still be on its
-			// way out (the runtime counts it until it returns): give the
-			// count a moment to settle before calling it a leak.
-			g := runtime.NumGoroutine()
-			for wait := 0; g > goroutines && wait < 200; wait++ {
+			// way out (the runtime counts it until it returns, and it may
+			// not have closed its file yet): give the counts a moment to
+			// settle before calling either a leak.
+			g, f := runtime.NumGoroutine(), openFDs(t)
+			for wait := 0; (g > goroutines || f > fds) && wait < 200; wait++ {
 				time.Sleep(10 * time.Millisecond)
-				g = runtime.NumGoroutine()
+				g, f = runtime.NumGoroutine(), openFDs(t)
 			}
 			if g > goroutines {
 				t.Errorf("%d goroutines after stopping, %d before", g, goroutines)
 			}
-			if f := openFDs(t); f > fds {
+			if f > fds {
 				t.Errorf("%d open files after stopping, %d before", f, fds)
 			}
 		})

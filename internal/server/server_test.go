@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 //	stubborn    ignores SIGTERM, starts a "sleep" child (which ignores it
 //	            too) and writes its pid to $VBENCH_SERVER_HELPER_PIDFILE,
 //	            then serves GET /health
-//	die-later   serves GET /health and exits 3 about 300 ms after its
+//	die-later   serves GET /health and exits 3 about 1 s after its
 //	            first answer (so the start always sees it ready)
 //	never-ready prints a line and sleeps without listening
 //	exit-early  prints a line and exits 3 without listening
@@ -130,7 +130,7 @@ func helperMain(mode string, args []string) int {
 		var once sync.Once
 		health = func(http.ResponseWriter, *http.Request) {
 			once.Do(func() {
-				time.AfterFunc(300*time.Millisecond, func() {
+				time.AfterFunc(time.Second, func() {
 					fmt.Println("helper die-later: exiting with status 3")
 					os.Exit(3)
 				})

@@ -156,8 +156,10 @@ func TestMaxNumSeqs(t *testing.T) {
 		t.Fatalf("statuses %d, %d", a.rec.status, b.rec.status)
 	}
 	// The second answer took at least the first's whole schedule on top
-	// of its own: TTFT 20 ms + 4 × ITL 20 ms = 100 ms each.
-	if gap := b.end.Sub(a.end); gap < 90*time.Millisecond {
+	// of its own: TTFT 20 ms + 4 × ITL 20 ms = 100 ms each. Run side by
+	// side they would end together; the bound leaves room for the first's
+	// end to be stamped late on a loaded machine.
+	if gap := b.end.Sub(a.end); gap < 50*time.Millisecond {
 		t.Errorf("the second request ended %v after the first, want about its own 100 ms schedule after it", gap)
 	}
 	if n := s.metrics.waiting.Load(); n != 0 {
