@@ -76,14 +76,15 @@ func TestServerTimelineReport(t *testing.T) {
 
 // gaugeServer is the simulator behind a front that serves /metrics itself:
 // its running gauge is the number of completions requests in flight. With
-// gate, each completions request waits, in flight, until a scrape has
+// gate, each completions request waits, in flight, until two scrapes have
 // seen it, so that a run that samples has a sample with running > 0
-// however slow the machine is. It records the headers of every scrape.
+// however slow the machine is (even if it gives up on one slow scrape). It records the headers of every scrape.
 type gaugeServer struct {
 	*httptest.Server
 	inflight atomic.Int64
 	scrapes  atomic.Int64
-	seen     chan struct{} // closed by the first scrape with a request in flight
+	seen     chan struct{} // closed by the second scrape with a request in flight
+	busy     atomic.Int64  // scrapes that saw a request in flight
 	once     sync.Once
 	mu       sync.Mutex
 	headers  []http.Header
@@ -108,7 +109,7 @@ func newGaugeServer(t *testing.T, gate bool) *gaugeServer {
 			n := g.inflight.Load()
 			fmt.Fprintf(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} %d.0\n", n)
 			fmt.Fprint(w, "vllm:num_requests_running{engine=\"1\",model_name=\"m\"} 0.0\n# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{engine=\"0\"} 0.5\n")
-			if n > 0 {
+			if n > 0 && g.busy.Add(1) >= 2 {
 				g.once.Do(func() { close(g.seen) })
 			}
 		case "/v1/completions":
