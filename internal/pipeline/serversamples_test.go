@@ -78,7 +78,8 @@ func TestServerTimelineReport(t *testing.T) {
 // its running gauge is the number of completions requests in flight. With
 // gate, each completions request waits, in flight, until two scrapes have
 // seen it, so that a run that samples has a sample with running > 0
-// however slow the machine is (even if it gives up on one slow scrape). It records the headers of every scrape.
+// however slow the machine is (even if it gives up on one slow scrape).
+// It records the headers of every scrape.
 type gaugeServer struct {
 	*httptest.Server
 	inflight atomic.Int64
